@@ -1,0 +1,506 @@
+"""The batched event-driven kernel: `simulate` runs whole shots on many tables at once.
+
+One table at a time is written here (STYLE habit 3); `simulate` adds the batch axis with
+`vmap` and runs the whole shot inside one `jit`. Each step of the event loop finds the
+earliest next event of the table from three caches, advances every ball exactly to it,
+resolves it, logs it, and refreshes only the cache entries of the balls it touched:
+
+- `pair_t` (N, N): next ball-ball contact of each pair (absolute time);
+- `rail_t` (N,): next contact of each ball with the table (cushion, jaw face, jaw nose,
+  pocket capture circle) or centre-line crossing, with its kind and index;
+- motion transitions, recomputed in closed form every step (cheap).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from piramida.physics import events as ev
+from piramida.physics.arrays import put
+from piramida.physics.markings import centre_line_side
+from piramida.physics.motion import (
+    POCKETED,
+    ROLLING,
+    SLIDING,
+    SPINNING,
+    BallState,
+    acceleration,
+    advance,
+    classify,
+    settle,
+    transition_time,
+)
+from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
+from piramida.physics.resolve import ball_ball, cushion
+from piramida.physics.roots import first_entry, first_entry_quadratic
+from piramida.physics.strike import Strike, strike_ball
+from piramida.physics.table import Table
+from piramida.physics.validate import check_balls, check_strikes
+
+# Kinds of table contact in the rail cache.
+LINE, ARC, HOLE, CENTRE = range(4)
+# Overlap (m) that still counts as a contact starting now: balls that touch, or the
+# hair's breadth a previous event leaves. Larger overlaps are not contacts.
+TOUCH_SLACK = 1e-6
+# Gap (m) within which a ball counts as touching a cushion or another ball for the log
+# and the start snapshot: the rules' epsilon_contact (RULES.en.md III.6).
+CONTACT_EPS = 1e-4
+DEFAULT_CAPACITY = 256
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class Snapshot:
+    """Facts at shot start that the referee needs (RULES.en.md III.2).
+
+    Attributes:
+      cushion: (N,) cushion piece each ball touches (cushion id, 6 + pocket for a jaw, -1).
+      touching: (N, N) which balls touch each other (S-5).
+      on_centre_line: (N,) centres on the centre line (S-2, G20 note 3).
+
+    """
+
+    cushion: Any
+    touching: Any
+    on_centre_line: Any
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class ShotResult:
+    """Everything a shot produced, per table.
+
+    Attributes:
+      final: ball states when the last ball stopped.
+      pocket: (N,) pocket id of each pocketed ball, -1 otherwise.
+      pocket_time: (N,) when it was pocketed (inf if not).
+      log: the event log.
+      duration: time of the last event (s).
+      start: the start snapshot.
+      history: if recorded, the ball states right after each logged event, (C, N, ...);
+        between events each ball follows `motion.advance` exactly.
+
+    """
+
+    final: BallState
+    pocket: Any
+    pocket_time: Any
+    log: ev.EventLog
+    duration: Any
+    start: Snapshot
+    history: BallState | None
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class _Sim:
+    t: Any
+    balls: BallState
+    side: Any
+    pocket: Any
+    pocket_time: Any
+    pair_t: Any
+    rail_t: Any
+    rail_kind: Any
+    rail_idx: Any
+    log: ev.EventLog
+    history: BallState | None
+    done: Any
+
+
+def contact_distance(table: Table, p: PhysicsParams, models: Models) -> Any:
+    """Distance from a cushion's nose line at which a ball centre touches it.
+
+    `nose`: R cos(theta) with sin(theta) = h/R - 1; `equator`: R.
+    """
+    if models.contact == "equator":
+        return p.R
+    sin = table.cushion_height / p.R - 1.0
+    return p.R * jnp.sqrt(1.0 - sin**2)
+
+
+def _line_frames(table: Table) -> tuple[Any, Any, Any]:
+    d = table.line_b - table.line_a
+    length = jnp.linalg.norm(d, axis=-1)
+    along = d / length[:, None]
+    normal = jnp.stack([-along[:, 1], along[:, 0]], axis=-1)
+    return along, normal, length
+
+
+def _circle_coeffs(r: Any, v: Any, half_a: Any, centre: Any, radius: Any) -> Any:
+    """Coefficients of |r + v t + half_a t^2 - centre|^2 - radius^2."""
+    d = r - centre
+    return jnp.stack(
+        [
+            d @ d - radius**2,
+            2 * d @ v,
+            v @ v + 2 * d @ half_a,
+            2 * v @ half_a,
+            half_a @ half_a,
+        ]
+    )
+
+
+def _translating(s: Any) -> Any:
+    return (s == SLIDING) | (s == ROLLING)
+
+
+def _pair_row(balls: BallState, acc: Any, horizon: Any, k: Any, t: Any, p: PhysicsParams) -> Any:
+    """Absolute times of ball k's next contact with every other ball, (N,)."""
+    n = balls.s.shape[0]
+    moving = _translating(balls.s)
+    in_play = balls.s < POCKETED
+
+    def one(m: Any) -> Any:
+        coeffs = _circle_coeffs(
+            balls.r[k] - balls.r[m], balls.v[k] - balls.v[m], 0.5 * (acc[k] - acc[m]), 0.0, 2 * p.R
+        )
+        h = jnp.minimum(horizon[k], horizon[m])
+        return first_entry(coeffs, h, 4 * p.R * TOUCH_SLACK)
+
+    times = jax.vmap(one)(jnp.arange(n)) + t
+    valid = in_play[k] & in_play & (jnp.arange(n) != k) & (moving[k] | moving)
+    return jnp.where(valid, times, jnp.inf)
+
+
+def _rail_entry(
+    balls: BallState, acc: Any, horizon: Any, side: Any, k: Any, t: Any, table: Table, c: Any
+) -> tuple[Any, Any, Any]:
+    """Ball k's next table contact or centre-line crossing: (absolute time, kind, index)."""
+    r, v, half_a = balls.r[k], balls.v[k], 0.5 * acc[k]
+    h = horizon[k]
+    along, normal, length = _line_frames(table)
+
+    def line_time(a: Any, u: Any, nrm: Any, ln: Any) -> Any:
+        def one_side(n_side: Any) -> Any:
+            coeffs = jnp.stack([n_side @ (r - a) - c, n_side @ v, n_side @ half_a])
+            tau = first_entry_quadratic(coeffs, h, TOUCH_SLACK)
+            at = r + v * tau + half_a * tau**2
+            s = u @ (at - a)
+            return jnp.where((s >= 0) & (s <= ln), tau, jnp.inf)
+
+        return jnp.minimum(one_side(nrm), one_side(-nrm))
+
+    line_t = jax.vmap(line_time)(table.line_a, along, normal, length)
+    arc_t = jax.vmap(
+        lambda centre, rho: first_entry(
+            _circle_coeffs(r, v, half_a, centre, rho + c), h, 2 * (rho + c) * TOUCH_SLACK
+        )
+    )(table.arc_centre, table.arc_radius)
+    hole_t = jax.vmap(lambda centre, rho: first_entry(_circle_coeffs(r, v, half_a, centre, rho), h, 0.0))(
+        table.pocket_centre, table.pocket_radius
+    )
+    mid = table.length / 2
+    cross = side[k] * jnp.stack([r[1] - mid, v[1], half_a[1]])
+    centre_t = jnp.where(side[k] != 0, first_entry_quadratic(cross, h, 0.0), jnp.inf)
+    groups = [(LINE, line_t), (ARC, arc_t), (HOLE, hole_t), (CENTRE, centre_t[None])]
+    kinds = jnp.concatenate([jnp.full(g.shape, kind, jnp.int32) for kind, g in groups])
+    index = jnp.concatenate([jnp.arange(g.shape[0], dtype=jnp.int32) for _, g in groups])
+    times = jnp.concatenate([g for _, g in groups])
+    best = jnp.argmin(times)
+    valid = _translating(balls.s[k])
+    return jnp.where(valid, times[best] + t, jnp.inf), kinds[best], index[best]
+
+
+def touching_cushion(r: Any, table: Table, c: Any) -> Any:
+    """Which cushion piece a centre at r touches (within CONTACT_EPS): id or -1.
+
+    Cushion ids 0-5; jaws (faces and noses) of pocket k are 6 + k.
+    """
+    along, normal, length = _line_frames(table)
+    rel = r - table.line_a
+    s = jnp.sum(rel * along, axis=-1)
+    gap_line = jnp.abs(jnp.sum(rel * normal, axis=-1)) - c
+    on_line = (s >= 0) & (s <= length) & (gap_line <= CONTACT_EPS)
+    line_id = jnp.where(table.line_cushion >= 0, table.line_cushion, ev.JAW_TOUCH_OFFSET + table.line_pocket)
+    gap_arc = jnp.linalg.norm(r - table.arc_centre, axis=-1) - table.arc_radius - c
+    on_arc = gap_arc <= CONTACT_EPS
+    ids = jnp.concatenate([line_id, ev.JAW_TOUCH_OFFSET + table.arc_pocket])
+    hits = jnp.concatenate([on_line, on_arc])
+    return jnp.where(jnp.any(hits), ids[jnp.argmax(hits)], -1)
+
+
+def _snapshot(balls: BallState, table: Table, p: PhysicsParams, c: Any) -> Snapshot:
+    in_play = balls.s < POCKETED
+    cushion_ids = jax.vmap(lambda r: touching_cushion(r, table, c))(balls.r)
+    gaps = jnp.linalg.norm(balls.r[:, None] - balls.r[None], axis=-1) - 2 * p.R
+    pair_ok = in_play[:, None] & in_play[None] & ~jnp.eye(balls.s.shape[0], dtype=bool)
+    return Snapshot(
+        cushion=jnp.where(in_play, cushion_ids, -1),
+        touching=pair_ok & (gaps <= CONTACT_EPS),
+        on_centre_line=in_play & (centre_line_side(balls.r, table.length) == 0),
+    )
+
+
+def _refresh(sim: _Sim, i: Any, j: Any, table: Table, p: PhysicsParams, c: Any) -> _Sim:
+    """Recompute the cache entries of balls i and j after their trajectories changed."""
+    acc = acceleration(sim.balls, p)
+    horizon = transition_time(sim.balls, p)
+    balls = jnp.stack([i, j])
+    # Two calls, not a vmap over (i, j): XLA on the CPU runs the unbatched pair twice as fast.
+    rows = [_pair_row(sim.balls, acc, horizon, k, sim.t, p) for k in (i, j)]
+    rails = [_rail_entry(sim.balls, acc, horizon, sim.side, k, sim.t, table, c) for k in (i, j)]
+    rail_t, rail_kind, rail_idx = (jnp.stack(x) for x in zip(*rails, strict=True))
+    # A ball that starts moving from a centre on the line belongs to the half it heads for.
+    vy = sim.balls.v[balls, 1]
+    side = jnp.where((sim.side[balls] == 0) & (vy != 0), jnp.sign(vy), sim.side[balls]).astype(sim.side.dtype)
+    pair_t, rail, kinds, index, sides = sim.pair_t, sim.rail_t, sim.rail_kind, sim.rail_idx, sim.side
+    for n, k in enumerate((i, j)):  # j == i unless the event was a ball-ball contact
+        pair_t = put(put(pair_t, k, rows[n], axis=0), k, rows[n], axis=1)
+        rail = put(rail, k, rail_t[n])
+        kinds = put(kinds, k, rail_kind[n])
+        index = put(index, k, rail_idx[n])
+        sides = put(sides, k, side[n])
+    return _replace(sim, pair_t=pair_t, rail_t=rail, rail_kind=kinds, rail_idx=index, side=sides)
+
+
+def _replace(sim: _Sim, **changes: Any) -> _Sim:
+    return dataclasses.replace(sim, **changes)
+
+
+def _step(sim: _Sim, table: Table, p: PhysicsParams, models: Models, c: Any) -> _Sim:
+    """Find, advance to, resolve, log and cache one event."""
+    n = sim.balls.s.shape[0]
+    upper = jnp.triu(jnp.ones((n, n), dtype=bool), 1)
+    pair_t = jnp.where(upper, sim.pair_t, jnp.inf)
+    flat = jnp.argmin(pair_t)
+    t_pair = pair_t.reshape(-1)[flat]
+    rail_ball = jnp.argmin(sim.rail_t)
+    t_rail = sim.rail_t[rail_ball]
+    trans_t = sim.t + transition_time(sim.balls, p)
+    trans_ball = jnp.argmin(trans_t)
+    t_trans = trans_t[trans_ball]
+    t_next = jnp.minimum(jnp.minimum(t_pair, t_rail), t_trans)
+    is_pair = t_pair <= t_next
+    is_rail = ~is_pair & (t_rail <= t_next)
+    is_trans = ~is_pair & ~is_rail
+    i = jnp.select([is_pair, is_rail], [flat // n, rail_ball], trans_ball).astype(jnp.int32)
+    j = jnp.where(is_pair, flat % n, i).astype(jnp.int32)
+    finished = ~jnp.isfinite(t_next)
+    t_next = jnp.where(finished, sim.t, t_next)
+
+    balls = advance(sim.balls, t_next - sim.t, p)
+    r, v, w, s = balls.r, balls.v, balls.w, balls.s
+
+    # Ball-ball.
+    v_i, w_i, v_j, w_j = ball_ball.collide(r[i], v[i], w[i], r[j], v[j], w[j], p, models)
+    touch_i = touching_cushion(r[i], table, c)
+    touch_j = touching_cushion(r[j], table, c)
+    # Table contacts: the normal at the point of contact, pointing at the ball.
+    kind, idx = sim.rail_kind[i], sim.rail_idx[i]
+    _, normal, _ = _line_frames(table)
+    line = jnp.minimum(idx, normal.shape[0] - 1)
+    arc = jnp.minimum(idx, table.arc_centre.shape[0] - 1)
+    line_n = normal[line]
+    line_n = jnp.where(line_n @ (r[i] - table.line_a[line]) >= 0, line_n, -line_n)
+    arc_d = r[i] - table.arc_centre[arc]
+    toward_ball = jnp.where(kind == ARC, arc_d / jnp.linalg.norm(arc_d), line_n)
+    reach = jnp.where(kind == ARC, table.arc_radius[arc] + c, c)
+    v_c, w_c = cushion.rebound(v[i], w[i], -toward_ball, reach, p, table.cushion_height, models)
+    bounce = is_rail & ((kind == LINE) | (kind == ARC))
+    drop = is_rail & (kind == HOLE)
+    crossing = is_rail & (kind == CENTRE)
+    settled_v, settled_w, settled_s = settle(v[i], w[i], s[i], p)
+
+    cases = [is_pair, bounce, drop, is_trans]
+    new_vi = jnp.select(cases, [v_i, v_c, jnp.zeros(2), settled_v], v[i])
+    new_wi = jnp.select(cases, [w_i, w_c, jnp.zeros(3), settled_w], w[i])
+    new_si = jnp.select(
+        [is_pair | bounce, drop, is_trans],
+        [classify(new_vi, new_wi, p), POCKETED, settled_s],
+        s[i],
+    )
+    # j == i unless the event is a ball-ball contact, so j's update comes first.
+    v = put(put(v, j, jnp.where(is_pair, v_j, v[j])), i, new_vi)
+    w = put(put(w, j, jnp.where(is_pair, w_j, w[j])), i, new_wi)
+    s = put(put(s, j, jnp.where(is_pair, classify(v_j, w_j, p), s[j])), i, new_si)
+    new_balls = BallState(r=r, v=v, w=w, s=s.astype(balls.s.dtype))
+
+    # What to log.
+    line_cushion = table.line_cushion[line]
+    line_kind = jnp.where(line_cushion >= 0, ev.CUSHION, ev.JAW)
+    line_b = jnp.where(line_cushion >= 0, line_cushion, table.line_pocket[line])
+    old_s = sim.balls.s[i]
+    trans_kind = jnp.select(
+        [old_s == SLIDING, (old_s == ROLLING) & (settled_s == SPINNING), old_s == ROLLING],
+        [ev.SLIDING_ROLLING, ev.ROLLING_SPINNING, ev.ROLLING_STATIONARY],
+        ev.SPINNING_STATIONARY,
+    )
+    is_line, is_arc, is_hole = kind == LINE, kind == ARC, kind == HOLE
+    rail_kind = jnp.select([is_line, is_arc, is_hole], [line_kind, ev.JAW, ev.POCKET], ev.CENTRE_LINE)
+    # A crossing from the front half (side -1) to the back is logged as +1.
+    rail_b = jnp.select([is_line, is_arc, is_hole], [line_b, table.arc_pocket[arc], idx], -sim.side[i])
+    log_kind = jnp.select([is_pair, is_rail], [ev.BALL_BALL, rail_kind], trans_kind)
+    log_b = jnp.select([is_pair, is_rail], [j, rail_b], -1)
+    log = ev.record(
+        sim.log,
+        t_next,
+        log_kind,
+        i,
+        log_b,
+        jnp.where(is_pair, touch_i, -1),
+        jnp.where(is_pair, touch_j, -1),
+    )
+    log = jax.tree_util.tree_map(lambda new, old: jnp.where(finished, old, new), log, sim.log)
+    history = sim.history
+    if history is not None:
+        slot = jnp.minimum(sim.log.count, history.s.shape[0] - 1)
+        history = jax.tree_util.tree_map(
+            lambda h, x: jnp.where(finished, h, put(h, slot, x)), history, new_balls
+        )
+    side = jnp.where(crossing, put(sim.side, i, -sim.side[i]), sim.side)
+    pocket = jnp.where(drop, put(sim.pocket, i, idx), sim.pocket)
+    pocket_time = jnp.where(drop, put(sim.pocket_time, i, t_next), sim.pocket_time)
+    nxt = _replace(
+        sim,
+        t=t_next,
+        balls=new_balls,
+        side=side,
+        pocket=pocket,
+        pocket_time=pocket_time,
+        log=log,
+        history=history,
+    )
+    nxt = _refresh(nxt, i, j, table, p, c)
+    nxt = jax.tree_util.tree_map(lambda new, old: jnp.where(finished, old, new), nxt, sim)
+    return _replace(nxt, done=finished | log.overflow)
+
+
+def _start(
+    balls: BallState,
+    strike: Strike | None,
+    table: Table,
+    p: PhysicsParams,
+    capacity: int,
+    record: bool,
+    c: Any,
+) -> _Sim:
+    n = balls.s.shape[0]
+    struck = -1
+    if strike is not None:
+        balls = strike_ball(balls, strike, p)
+        struck = strike.ball
+    in_play = balls.s < POCKETED
+    balls = BallState(balls.r, balls.v, balls.w, jnp.where(in_play, classify(balls.v, balls.w, p), balls.s))
+    history = None
+    if record:
+        history = jax.tree_util.tree_map(lambda x: jnp.repeat(x[None], capacity, axis=0), balls)
+    log = ev.record(ev.empty_log(capacity), 0.0, ev.STRIKE, struck, -1, -1, -1)
+    side = centre_line_side(balls.r, table.length)
+    side = jnp.where((side == 0) & (balls.v[:, 1] != 0), jnp.sign(balls.v[:, 1]), side).astype(jnp.int32)
+    acc = acceleration(balls, p)
+    horizon = transition_time(balls, p)
+    pair_t = jax.vmap(lambda k: _pair_row(balls, acc, horizon, k, 0.0, p))(jnp.arange(n))
+    rail_t, rail_kind, rail_idx = jax.vmap(
+        lambda k: _rail_entry(balls, acc, horizon, side, k, 0.0, table, c)
+    )(jnp.arange(n))
+    return _Sim(
+        t=jnp.float64(0.0),
+        balls=balls,
+        side=side,
+        pocket=jnp.full(n, -1, jnp.int32),
+        pocket_time=jnp.full(n, jnp.inf),
+        pair_t=pair_t,
+        rail_t=rail_t,
+        rail_kind=rail_kind,
+        rail_idx=rail_idx,
+        log=log,
+        history=history,
+        done=jnp.bool_(False),
+    )
+
+
+def _simulate_one(
+    balls: BallState,
+    strike: Strike | None,
+    table: Table,
+    p: PhysicsParams,
+    models: Models,
+    capacity: int,
+    record: bool,
+) -> ShotResult:
+    c = contact_distance(table, p, models)
+    start = _snapshot(balls, table, p, c)
+    sim = _start(balls, strike, table, p, capacity, record, c)
+    sim = jax.lax.while_loop(lambda s: ~s.done, lambda s: _step(s, table, p, models, c), sim)
+    return ShotResult(
+        final=sim.balls,
+        pocket=sim.pocket,
+        pocket_time=sim.pocket_time,
+        log=sim.log,
+        duration=sim.t,
+        start=start,
+        history=sim.history,
+    )
+
+
+@partial(jax.jit, static_argnames=("models", "capacity", "record"))
+def _simulate_batch(
+    balls: BallState,
+    strikes: Strike | None,
+    table: Table,
+    p: PhysicsParams,
+    models: Models,
+    capacity: int,
+    record: bool,
+) -> ShotResult:
+    run = partial(_simulate_one, table=table, p=p, models=models, capacity=capacity, record=record)
+    return jax.vmap(run)(balls, strikes)
+
+
+def simulate(
+    table: Table,
+    balls: BallState,
+    strikes: Strike | None = None,
+    params: PhysicsParams = PYRAMID_PARAMS,
+    models: Models | None = None,
+    capacity: int = DEFAULT_CAPACITY,
+    record: bool = False,
+    validate: bool = True,
+) -> ShotResult:
+    """Simulate one shot on each of B tables (one `jit`, batched over the leading axis).
+
+    With several local devices (GPUs, or CPU devices from
+    `XLA_FLAGS=--xla_force_host_platform_device_count=N`) the batch is sharded over a
+    one-axis `Mesh` of all of them when B divides evenly; the result stays sharded.
+
+    Args:
+      table: the table (shared by all B tables).
+      balls: (B, N, ...) ball states before the shot; balls may carry initial motion.
+      strikes: (B,) cue strikes, applied before the shot, or None.
+      params: physical constants (shared).
+      models: model choices (static).
+      capacity: event-log slots per table; a table that needs more is flagged.
+      record: keep every ball's state after each event (for `trajectory`).
+      validate: check the inputs on the host first (`validate.InputError` if bad);
+        skipped automatically when the inputs are traced.
+
+    Returns:
+      A `ShotResult` with a leading (B,) axis.
+
+    """
+    traced = any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves((balls, strikes)))
+    if validate and not traced:
+        check_balls(table, balls, float(params.R))
+        if strikes is not None:
+            check_strikes(strikes, balls)
+    if not traced:
+        balls, strikes = _shard(balls), _shard(strikes)
+    return _simulate_batch(balls, strikes, table, params, models or Models(), capacity, record)
+
+
+def _shard(tree: Any) -> Any:
+    """Place a batch's leading axis across all local devices (a no-op on one device)."""
+    devices = jax.local_devices()
+    leaves = jax.tree_util.tree_leaves(tree)
+    if len(devices) < 2 or not leaves or jnp.shape(leaves[0])[0] % len(devices):
+        return tree
+    mesh = Mesh(np.asarray(devices), ("tables",))
+    return jax.device_put(tree, NamedSharding(mesh, PartitionSpec("tables")))

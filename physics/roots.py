@@ -1,0 +1,126 @@
+"""The first time a polynomial of degree <= 4 enters the region where it is <= 0.
+
+Every event of the kernel is such a time: a distance (squared, for circles) minus the
+contact distance reaches zero while decreasing. Roots are found by bisection on the
+monotone piece that holds the first sign change; the pieces are bounded by the critical
+points, the roots of the derivative's cubic in closed form (DESIGN.md: closed-form
+Ferrari misses roots in float32, and eigenvalue solvers run on the host).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+# Bisection narrows the bracket to 2^-20 of the horizon, then Newton steps (kept inside
+# the bracket) reach float64 resolution for a simple root.
+BISECTION_STEPS = 20
+NEWTON_STEPS = 4
+# Longest horizon searched (s): no shot lasts this long.
+MAX_HORIZON = 1e4
+# A relative coefficient this small is treated as zero (the polynomial drops a degree).
+_DEGENERATE = 1e-13
+
+
+def _polyval(c: Any, s: Any) -> Any:
+    return c[0] + s * (c[1] + s * (c[2] + s * (c[3] + s * c[4])))
+
+
+def _quadratic_roots(a: Any, b: Any, c: Any) -> tuple[Any, Any]:
+    """Real roots of a s^2 + b s + c (nan where none), stable for tiny a."""
+    scale = jnp.maximum(jnp.maximum(jnp.abs(b), jnp.abs(c)), 1e-300)
+    linear = jnp.abs(a) <= _DEGENERATE * scale
+    disc = b * b - 4 * a * c
+    sq = jnp.sqrt(jnp.maximum(disc, 0.0))
+    q = -0.5 * (b + jnp.where(b >= 0, sq, -sq))
+    safe_a = jnp.where(linear, 1.0, a)
+    safe_q = jnp.where(q == 0, 1e-300, q)
+    r1 = jnp.where(disc >= 0, q / safe_a, jnp.nan)
+    r2 = jnp.where(disc >= 0, c / safe_q, jnp.nan)
+    lin = jnp.where(jnp.abs(b) > 0, -c / jnp.where(jnp.abs(b) > 0, b, 1.0), jnp.nan)
+    return jnp.where(linear, lin, r1), jnp.where(linear, jnp.nan, r2)
+
+
+def _cubic_roots(a: Any, b: Any, c: Any, d: Any) -> Any:
+    """Real roots of a s^3 + b s^2 + c s + d as (3,), nan where fewer (trigonometric form)."""
+    scale = jnp.maximum(jnp.maximum(jnp.abs(b), jnp.abs(c)), jnp.maximum(jnp.abs(d), 1e-300))
+    degenerate = jnp.abs(a) <= _DEGENERATE * scale
+    safe_a = jnp.where(degenerate, 1.0, a)
+    B, C, D = b / safe_a, c / safe_a, d / safe_a
+    p = C - B * B / 3
+    q = 2 * B**3 / 27 - B * C / 3 + D
+    shift = -B / 3
+    disc = (q / 2) ** 2 + (p / 3) ** 3
+    # Three real roots (disc <= 0): 2 sqrt(-p/3) cos(...).
+    m = 2 * jnp.sqrt(jnp.maximum(-p / 3, 0.0))
+    safe_m = jnp.where(m > 0, m, 1.0)
+    arg = jnp.clip(3 * q / (p * safe_m) * jnp.where(m > 0, 1.0, 0.0), -1.0, 1.0)
+    phi = jnp.arccos(arg) / 3
+    three = jnp.stack([m * jnp.cos(phi - 2 * jnp.pi * k / 3) for k in range(3)]) + shift
+    # One real root (disc > 0): Cardano.
+    sq = jnp.sqrt(jnp.maximum(disc, 0.0))
+    one = jnp.cbrt(-q / 2 + sq) + jnp.cbrt(-q / 2 - sq) + shift
+    cubic = jnp.where(disc <= 0, three, jnp.stack([one, jnp.nan, jnp.nan]))
+    q1, q2 = _quadratic_roots(b, c, d)
+    return jnp.where(degenerate, jnp.stack([q1, q2, jnp.nan]), cubic)
+
+
+def first_entry(coeffs: Any, horizon: Any, touch: Any) -> Any:
+    """First t in [0, horizon] where f(t) = sum coeffs[k] t^k falls to <= 0; inf if none.
+
+    Args:
+      coeffs: (5,) polynomial coefficients, constant term first.
+      horizon: how far ahead the polynomial is valid (s); inf or <= 0 means no search.
+      touch: a start with -touch < f(0) <= 0 and f decreasing counts as an entry at t = 0
+        (balls that touch, or a contact the previous event left a hair's breadth over).
+
+    Returns:
+      The entry time, at which f <= 0 (to float64 resolution), or inf.
+
+    """
+    valid = jnp.isfinite(horizon) & (horizon > 0)
+    H = jnp.where(valid, jnp.minimum(horizon, MAX_HORIZON), 1.0)
+    g = coeffs * H ** jnp.arange(5)  # f(H s) for s in [0, 1]
+    crit = _cubic_roots(4 * g[4], 3 * g[3], 2 * g[2], g[1])
+    crit = jnp.sort(jnp.where(jnp.isfinite(crit) & (crit > 0) & (crit < 1), crit, 1.0))
+    knots = jnp.concatenate([jnp.zeros(1), crit, jnp.ones(1)])
+    values = jax.vmap(lambda s: _polyval(g, s))(knots)
+    enters = (values[:-1] > 0) & (values[1:] <= 0)
+    at_start = (values[0] <= 0) & (values[0] > -touch) & (g[1] < 0)
+    piece = jnp.argmax(enters)
+    found = jnp.any(enters)
+
+    def halve(_: int, bracket: tuple[Any, Any]) -> tuple[Any, Any]:
+        lo, hi = bracket
+        mid = 0.5 * (lo + hi)
+        inside = _polyval(g, mid) <= 0
+        return jnp.where(inside, lo, mid), jnp.where(inside, mid, hi)
+
+    lo, hi = jax.lax.fori_loop(0, BISECTION_STEPS, halve, (knots[piece], knots[piece + 1]))
+    dg = jnp.array([g[1], 2 * g[2], 3 * g[3], 4 * g[4], 0.0])
+
+    def newton(_: int, s: Any) -> Any:
+        slope = _polyval(dg, s)
+        step = _polyval(g, s) / jnp.where(slope != 0, slope, -1.0)
+        return jnp.clip(s - step, lo, hi)
+
+    s = jax.lax.fori_loop(0, NEWTON_STEPS, newton, hi)
+    t = jnp.where(at_start, 0.0, jnp.where(found, s * H, jnp.inf))
+    return jnp.where(valid, t, jnp.inf)
+
+
+def first_entry_quadratic(coeffs: Any, horizon: Any, touch: Any) -> Any:
+    """`first_entry` for a polynomial of degree <= 2, in closed form.
+
+    From f(0) > 0 the first root is necessarily where f falls through zero, so the entry
+    is the smallest root in (0, horizon].
+    """
+    c0, c1, c2 = coeffs[0], coeffs[1], coeffs[2]
+    r1, r2 = _quadratic_roots(c2, c1, c0)
+    roots = jnp.stack([r1, r2])
+    ahead = jnp.isfinite(roots) & (roots >= 0) & (roots <= horizon)
+    first = jnp.min(jnp.where(ahead, roots, jnp.inf))
+    at_start = (c0 <= 0) & (c0 > -touch) & (c1 < 0)
+    return jnp.where(at_start, 0.0, jnp.where(c0 > 0, first, jnp.inf))

@@ -1,0 +1,93 @@
+"""Input checks for `simulate`: clear errors before a bad layout or strike is run.
+
+The kernel itself never raises (it runs under `jit`); these run on the host, on the
+arrays the caller is about to pass, and name the table, ball and field that is wrong.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from piramida.physics.layouts import MAX_BALLS
+from piramida.physics.motion import ABSENT, POCKETED, BallState
+from piramida.physics.strike import MAX_ELEVATION, MAX_SPEED, MAX_TIP_OFFSET, Strike
+from piramida.physics.table import Table
+
+# Balls may touch (a rack, frozen balls) but not overlap by more than this (m).
+OVERLAP_TOLERANCE = 1e-9
+
+
+class InputError(ValueError):
+    """Bad input to the kernel; the message names the table, ball and field."""
+
+
+def _where(table_index: int, batch: bool) -> str:
+    return f"table {table_index}: " if batch else ""
+
+
+def check_balls(table: Table, balls: BallState, R: float) -> None:
+    """Raise `InputError` for NaN, off-cloth or overlapping balls, and bad shapes.
+
+    Args:
+      balls: (B, N, ...) batched ball states.
+
+    """
+    r, v, w, s = (np.asarray(x) for x in (balls.r, balls.v, balls.w, balls.s))
+    if r.ndim != 3 or r.shape[-1] != 2 or r.shape[1] > MAX_BALLS:
+        raise InputError(f"balls: expected positions of shape (tables, <= {MAX_BALLS}, 2), got {r.shape}")
+    width, length = float(table.width), float(table.length)
+    for name, values in (("x/y", r), ("v", v), ("w", w)):
+        bad = ~np.isfinite(values).all(axis=-1) & (s != ABSENT)
+        if bad.any():
+            k, ball = np.argwhere(bad)[0]
+            raise InputError(f"{_where(k, len(r) > 1)}ball {ball}: {name} is not a finite number")
+    on_table = (s != ABSENT) & (s != POCKETED)
+    x, y = r[..., 0], r[..., 1]
+    off = on_table & ((x < R) | (x > width - R) | (y < R) | (y > length - R))
+    off &= ~np.isclose(
+        np.minimum(np.minimum(x - R, width - R - x), np.minimum(y - R, length - R - y)), 0, atol=1e-12
+    )
+    if off.any():
+        k, ball = np.argwhere(off)[0]
+        raise InputError(
+            f"{_where(k, len(r) > 1)}ball {ball}: centre ({x[k, ball]:.4f}, {y[k, ball]:.4f}) is off the "
+            f"cloth: a centre must be at least R = {R} m inside the cushion nose lines, "
+            f"x in [{R}, {width - R:.4f}], y in [{R}, {length - R:.4f}]"
+        )
+    gaps = np.linalg.norm(r[:, :, None] - r[:, None], axis=-1) - 2 * R
+    both = on_table[:, :, None] & on_table[:, None]
+    n = r.shape[1]
+    overlap = both & (gaps < -OVERLAP_TOLERANCE) & ~np.eye(n, dtype=bool)[None]
+    if overlap.any():
+        k, i, j = np.argwhere(overlap)[0]
+        raise InputError(f"{_where(k, len(r) > 1)}balls {i} and {j} overlap by {-gaps[k, i, j] * 1e3:.3f} mm")
+
+
+def check_strikes(strikes: Strike, balls: BallState) -> None:
+    """Raise `InputError` for a strike on a missing ball or outside the accepted ranges."""
+    s = np.asarray(balls.s)
+    fields = {
+        name: np.atleast_1d(np.asarray(getattr(strikes, name), dtype=np.float64))
+        for name in ("ball", "speed", "phi", "theta", "a", "b")
+    }
+    batch = len(s) > 1
+    for k in range(len(s)):
+        ball = fields["ball"][k]
+        where = _where(k, batch)
+        for name, value in fields.items():
+            if not np.isfinite(value[k]):
+                raise InputError(f"{where}strike.{name}: not a finite number")
+        if ball != int(ball) or not 0 <= ball < s.shape[1]:
+            raise InputError(f"{where}strike.ball: unknown ball id {ball}; ids are 0..{s.shape[1] - 1}")
+        if s[k, int(ball)] in (ABSENT, POCKETED):
+            raise InputError(f"{where}strike.ball: ball {int(ball)} is not on the table")
+        if not 0 < fields["speed"][k] <= MAX_SPEED:
+            raise InputError(f"{where}strike.speed: {fields['speed'][k]} m/s is outside (0, {MAX_SPEED}]")
+        if not 0 <= fields["theta"][k] <= MAX_ELEVATION:
+            raise InputError(
+                f"{where}strike.theta: {fields['theta'][k]} degrees is outside [0, {MAX_ELEVATION}]"
+            )
+        offset = np.hypot(fields["a"][k], fields["b"][k])
+        if offset > MAX_TIP_OFFSET:
+            raise InputError(
+                f"{where}strike.a/b: tip offset {offset:.3f} R is beyond {MAX_TIP_OFFSET} R (a miscue)"
+            )

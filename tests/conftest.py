@@ -1,0 +1,57 @@
+"""Shared helpers for the physics tests: random tables and strikes, built the same way everywhere.
+
+Each distinct (table, models, capacity, batch size) compiles the kernel once (~25 s on two
+cores), so the physics tests put many scenarios into one fixed-size batch; these helpers make
+the random part of such a batch.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import piramida.physics as ph
+
+R = float(ph.PYRAMID_PARAMS.R)
+
+
+@partial(jax.jit, static_argnames=("count", "balls"))
+def _layouts(key: Any, width: Any, length: Any, count: int, balls: int) -> Any:
+    keys = jax.random.split(key, count)
+    return jax.vmap(lambda k: ph.random_layout(k, width, length, balls, R))(keys)
+
+
+def random_tables(seed: int, count: int, table: ph.Table) -> tuple[ph.BallState, ph.Strike]:
+    """`count` random tables (2 to 16 balls each, drawn by `ph.random_layout`) and strikes.
+
+    Ball 0 is struck on every table: speed 0.5 to 8 m/s, any aim, a tip offset up to 0.5 R,
+    and on a quarter of the tables an elevated cue (up to 30 degrees, for masse spin).
+    Returns numpy arrays with a leading (count,) axis.
+    """
+    rng = np.random.default_rng(seed)
+    width, length = float(table.width), float(table.length)
+    centres = np.asarray(_layouts(jax.random.PRNGKey(seed), width, length, count, 16))
+    states = [ph.at_rest(centres[k, : rng.integers(2, 17)]) for k in range(count)]
+    balls = jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(a) for a in x]), *states)
+    tip = 0.5 * np.sqrt(rng.uniform(0, 1, count))
+    tip_angle = rng.uniform(0, 2 * np.pi, count)
+    strikes = ph.Strike(
+        ball=np.zeros(count, np.int32),
+        speed=rng.uniform(0.5, 8.0, count),
+        phi=rng.uniform(0.0, 360.0, count),
+        theta=np.where(rng.uniform(0, 1, count) < 0.25, rng.uniform(0.0, 30.0, count), 0.0),
+        a=tip * np.cos(tip_angle),
+        b=tip * np.sin(tip_angle),
+    )
+    return balls, strikes
+
+
+@pytest.fixture(scope="session")
+def random_shots() -> Any:
+    """The `random_tables` helper, as a fixture."""
+    return random_tables
