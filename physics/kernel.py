@@ -53,6 +53,10 @@ TOUCH_SLACK = 1e-6
 # and the start snapshot: the rules' epsilon_contact (RULES.en.md III.6).
 CONTACT_EPS = 1e-4
 DEFAULT_CAPACITY = 256
+# Events per chunk of the event loop, and the smallest window of tables stepped together
+# (see `_run_events`).
+CHUNK_EVENTS = 8
+MIN_WINDOW = 256
 
 
 @jax.tree_util.register_dataclass
@@ -283,7 +287,8 @@ def _step(sim: _Sim, table: Table, p: PhysicsParams, models: Models, c: Any) -> 
     is_trans = ~is_pair & ~is_rail
     i = jnp.select([is_pair, is_rail], [flat // n, rail_ball], trans_ball).astype(jnp.int32)
     j = jnp.where(is_pair, flat % n, i).astype(jnp.int32)
-    finished = ~jnp.isfinite(t_next)
+    # A table whose shot ended (or whose log filled up) passes through unchanged.
+    finished = ~jnp.isfinite(t_next) | sim.done
     t_next = jnp.where(finished, sim.t, t_next)
 
     balls = advance(sim.balls, t_next - sim.t, p)
@@ -417,28 +422,32 @@ def _start(
     )
 
 
-def _simulate_one(
-    balls: BallState,
-    strike: Strike | None,
-    table: Table,
-    p: PhysicsParams,
-    models: Models,
-    capacity: int,
-    record: bool,
-) -> ShotResult:
-    c = contact_distance(table, p, models)
-    start = _snapshot(balls, table, p, c)
-    sim = _start(balls, strike, table, p, capacity, record, c)
-    sim = jax.lax.while_loop(lambda s: ~s.done, lambda s: _step(s, table, p, models, c), sim)
-    return ShotResult(
-        final=sim.balls,
-        pocket=sim.pocket,
-        pocket_time=sim.pocket_time,
-        log=sim.log,
-        duration=sim.t,
-        start=start,
-        history=sim.history,
+def _run_events(sims: _Sim, table: Table, p: PhysicsParams, models: Models, c: Any, window: int) -> _Sim:
+    """Step a batch of tables (leading axis B) until every shot has ended.
+
+    The loop works in chunks of `CHUNK_EVENTS` events on a window of `window` tables,
+    refilled before each chunk with tables whose shots are still running. A vmapped
+    `while_loop` would step all B tables until the slowest one ends; here a long shot
+    holds only its window, and only once fewer than `window` shots are left.
+    """
+    batch = sims.done.shape[0]
+    chunk = jax.vmap(
+        lambda sim: jax.lax.fori_loop(0, CHUNK_EVENTS, lambda _, s: _step(s, table, p, models, c), sim)
     )
+
+    def refill_and_run(sims: _Sim) -> _Sim:
+        if window >= batch:
+            return chunk(sims)
+        running_first = jnp.argsort(sims.done, stable=True)[:window]
+        part = chunk(jax.tree_util.tree_map(lambda x: x[running_first], sims))
+        return jax.tree_util.tree_map(lambda x, y: x.at[running_first].set(y), sims, part)
+
+    return jax.lax.while_loop(lambda s: ~jnp.all(s.done), refill_and_run, sims)
+
+
+def _window(batch: int) -> int:
+    """Tables stepped together: all of a small batch, a quarter of a large one."""
+    return batch if batch <= MIN_WINDOW else max(MIN_WINDOW, batch // 4)
 
 
 @partial(jax.jit, static_argnames=("models", "capacity", "record"))
@@ -451,8 +460,19 @@ def _simulate_batch(
     capacity: int,
     record: bool,
 ) -> ShotResult:
-    run = partial(_simulate_one, table=table, p=p, models=models, capacity=capacity, record=record)
-    return jax.vmap(run)(balls, strikes)
+    c = contact_distance(table, p, models)
+    start = jax.vmap(lambda b: _snapshot(b, table, p, c))(balls)
+    sims = jax.vmap(lambda b, s: _start(b, s, table, p, capacity, record, c))(balls, strikes)
+    sims = _run_events(sims, table, p, models, c, _window(balls.s.shape[0]))
+    return ShotResult(
+        final=sims.balls,
+        pocket=sims.pocket,
+        pocket_time=sims.pocket_time,
+        log=sims.log,
+        duration=sims.t,
+        start=start,
+        history=sims.history,
+    )
 
 
 def simulate(

@@ -53,18 +53,30 @@ def _cubic_roots(a: Any, b: Any, c: Any, d: Any) -> Any:
     q = 2 * B**3 / 27 - B * C / 3 + D
     shift = -B / 3
     disc = (q / 2) ** 2 + (p / 3) ** 3
-    # Three real roots (disc <= 0): 2 sqrt(-p/3) cos(...).
+    # Three real roots (disc <= 0): m cos(phi - 2 pi k / 3), phi in [0, pi/3]; the other
+    # two cosines follow from cos(phi) and sin(phi) (one transcendental instead of three).
     m = 2 * jnp.sqrt(jnp.maximum(-p / 3, 0.0))
     safe_m = jnp.where(m > 0, m, 1.0)
     arg = jnp.clip(3 * q / (p * safe_m) * jnp.where(m > 0, 1.0, 0.0), -1.0, 1.0)
-    phi = jnp.arccos(arg) / 3
-    three = jnp.stack([m * jnp.cos(phi - 2 * jnp.pi * k / 3) for k in range(3)]) + shift
+    cos_phi = jnp.cos(jnp.arccos(arg) / 3)
+    sin_phi = jnp.sqrt(jnp.maximum(1.0 - cos_phi**2, 0.0))
+    half_sqrt3 = 0.5 * jnp.sqrt(3.0)
+    three = m * jnp.stack(
+        [cos_phi, -0.5 * cos_phi + half_sqrt3 * sin_phi, -0.5 * cos_phi - half_sqrt3 * sin_phi]
+    )
+    three = three + shift
     # One real root (disc > 0): Cardano.
     sq = jnp.sqrt(jnp.maximum(disc, 0.0))
     one = jnp.cbrt(-q / 2 + sq) + jnp.cbrt(-q / 2 - sq) + shift
     cubic = jnp.where(disc <= 0, three, jnp.stack([one, jnp.nan, jnp.nan]))
     q1, q2 = _quadratic_roots(b, c, d)
     return jnp.where(degenerate, jnp.stack([q1, q2, jnp.nan]), cubic)
+
+
+def _sort3(x: Any) -> Any:
+    """Three values in ascending order (a min/max network: XLA's sort is slow here)."""
+    lo, hi = jnp.minimum(x[0], x[1]), jnp.maximum(x[0], x[1])
+    return jnp.stack([jnp.minimum(lo, x[2]), jnp.clip(x[2], lo, hi), jnp.maximum(hi, x[2])])
 
 
 def first_entry(coeffs: Any, horizon: Any, touch: Any) -> Any:
@@ -84,7 +96,7 @@ def first_entry(coeffs: Any, horizon: Any, touch: Any) -> Any:
     H = jnp.where(valid, jnp.minimum(horizon, MAX_HORIZON), 1.0)
     g = coeffs * H ** jnp.arange(5)  # f(H s) for s in [0, 1]
     crit = _cubic_roots(4 * g[4], 3 * g[3], 2 * g[2], g[1])
-    crit = jnp.sort(jnp.where(jnp.isfinite(crit) & (crit > 0) & (crit < 1), crit, 1.0))
+    crit = _sort3(jnp.where(jnp.isfinite(crit) & (crit > 0) & (crit < 1), crit, 1.0))
     knots = jnp.concatenate([jnp.zeros(1), crit, jnp.ones(1)])
     values = jax.vmap(lambda s: _polyval(g, s))(knots)
     enters = (values[:-1] > 0) & (values[1:] <= 0)

@@ -11,11 +11,9 @@ from functools import partial
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
-import pytest
-
 import piramida.physics as ph
+import pytest
 
 R = float(ph.PYRAMID_PARAMS.R)
 

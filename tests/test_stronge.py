@@ -29,9 +29,7 @@ def _params(e_c: Any, f_c: Any) -> PhysicsParams:
 
 # One compiled program for every batch: params, height and reach are mapped too.
 _batched = jax.jit(
-    jax.vmap(
-        lambda V, W, e_c, f_c, h, reach: stronge_compliant(V, W, _params(e_c, f_c), h, reach)
-    )
+    jax.vmap(lambda V, W, e_c, f_c, h, reach: stronge_compliant(V, W, _params(e_c, f_c), h, reach))
 )
 
 
@@ -140,7 +138,11 @@ def test_agrees_with_pooltool() -> None:
 def test_rolling_straight_in_rebound() -> None:
     """A ball rolling at 1 m/s straight into a default rail leaves at 0.8116 m/s."""
     V_new, W_new = _resolve(
-        np.array([[1.0, 0.0, 0.0]]), np.array([[0.0, 1.0 / R, 0.0]]), 0.85, 0.2, H_DEFAULT,
+        np.array([[1.0, 0.0, 0.0]]),
+        np.array([[0.0, 1.0 / R, 0.0]]),
+        0.85,
+        0.2,
+        H_DEFAULT,
         REACH_LINEAR,
     )
     assert V_new[0, 0] == pytest.approx(-0.8116, abs=1e-3)
@@ -241,3 +243,19 @@ def test_case_boundaries_are_finite_and_continuous() -> None:
     assert on[3] == pytest.approx(-gross_edge * 1.3 + BETA_T * mu * 1.3 * (1 + e), rel=1e-12)
     # Sticking throughout (no slip): it stays zero.
     assert on[0] == pytest.approx(0.0, abs=1e-14)
+
+
+def test_gradients_are_finite() -> None:
+    """Differentiable through every case, including no slip and no approach."""
+    case = _random_cushion_frame(np.random.default_rng(9), 64)
+    V = np.concatenate([case["V"], [[1.0, 0.0, 0.0], [-1.0, 0.2, 0.0], [0.0, 0.0, 0.0]]])
+    W = np.concatenate([case["W"], np.zeros((3, 3))])
+    h = np.concatenate([case["h"], [R, H_DEFAULT, H_DEFAULT]])
+
+    def total(V: Any, W: Any, h: Any) -> Any:
+        V_new, W_new = stronge_compliant(V, W, POOLTOOL_PARAMS, h, REACH_LINEAR)
+        return jnp.sum(V_new) + R * jnp.sum(W_new)
+
+    grads = jax.jit(jax.vmap(jax.grad(total, argnums=(0, 1, 2))))(V, W, h)
+    for g in grads:
+        assert np.all(np.isfinite(np.asarray(g)))

@@ -50,6 +50,13 @@ def _isclose(a: Any, b: Any) -> Any:
     return jnp.abs(a - b) <= ISCLOSE_ATOL + ISCLOSE_RTOL * jnp.abs(b)
 
 
+def _arccos(x: Any) -> Any:
+    """`arccos` of x clipped to [-1, 1], with a finite gradient at and beyond the ends."""
+    inside = jnp.abs(x) < 1.0
+    angle = jnp.arccos(jnp.where(inside, x, 0.0))
+    return jnp.where(inside, angle, jnp.where(x > 0.0, 0.0, jnp.pi))
+
+
 def _safe_norm(x: Any) -> Any:
     """Euclidean norm that is 0 (with a finite gradient) at the zero vector."""
     sq = jnp.sum(x * x)
@@ -77,6 +84,13 @@ def collinear_compliant(
     Returns:
         (v_tf, v_nf): the tangential and normal contact velocities at separation.
 
+    Note:
+        Where pooltool itself misbehaves this returns the continuous answer instead: when
+        the slip ratio is within about 1e-8 (relative) of 3.5 mu, the stick starts at t_c to
+        rounding, pooltool's root finder sees exactly 0 at t_c and returns it (a jump in
+        v_tf) or fails its own `t_stick <= t_slip` assertion; exactly on the gross-slip
+        edge its `-1 <= x` assertion fails by rounding.
+
     """
     ratio_beta = BETA_T / BETA_N
     eta2 = ratio_beta / omega_ratio**2
@@ -102,12 +116,12 @@ def collinear_compliant(
     den_c = eta2 - ratio_beta
     den_r = eta2 / e - e * ratio_beta
     den_r = jnp.where(den_r == 0.0, 1.0, den_r)  # then the restitution branch is gross slip
-    x_c = jnp.clip((rho / mu_s - ratio_beta) / den_c, -1.0, 1.0)
-    x_r = jnp.clip((rho / mu_s - ratio_beta) / den_r, -1.0, 1.0)
+    x_c = (rho / mu_s - ratio_beta) / den_c
+    x_r = (rho / mu_s - ratio_beta) / den_r
     tau = jnp.where(
         below,
-        (2.0 / jnp.pi) * jnp.arccos(x_c),
-        e * (2.0 / jnp.pi) * (jnp.arccos(x_r) - shift),
+        (2.0 / jnp.pi) * _arccos(x_c),
+        e * (2.0 / jnp.pi) * (_arccos(x_r) - shift),
     )
     t_st_sss = t_c * tau
     in_compression = t_st_sss <= t_c
@@ -131,14 +145,16 @@ def collinear_compliant(
         spring = omega_n / (mu_s * v_n0) * (u_st * jnp.cos(s) - v_st / omega_t * jnp.sin(s))
         return jnp.abs(spring) - eta2 * jnp.sin(phase_restitution(t))
 
-    # excess < 0 at t_c (the contact is still sticking) and >= 0 at t_f (no normal force).
+    # The contact sticks from max(t_c, t_st) (excess < 0 there, or 0 at t_st itself) and
+    # must slip by t_f, where the normal force is gone (excess >= 0). Bisect that bracket.
+    # Before t_st the stick formula is an extrapolation with no meaning, so it is left out.
     def bisect(_: int, bracket: tuple[Any, Any]) -> tuple[Any, Any]:
         lo, hi = bracket
         mid = 0.5 * (lo + hi)
         slips = excess(mid) > 0.0
         return jnp.where(slips, lo, mid), jnp.where(slips, mid, hi)
 
-    lo, hi = jax.lax.fori_loop(0, BISECTION_STEPS, bisect, (t_c, t_f))
+    lo, hi = jax.lax.fori_loop(0, BISECTION_STEPS, bisect, (jnp.maximum(t_c, t_st), t_f))
     t_slip = 0.5 * (lo + hi)
     # pooltool's snaps (checked in its order, first match wins).
     near_zero = _isclose(rho, 0.0)
@@ -152,9 +168,7 @@ def collinear_compliant(
 
     s = omega_t * (t_slip - t_st)
     v_slip = omega_t * u_st * jnp.sin(s) + v_st * jnp.cos(s)
-    v_tf_stick = v_slip + mu_s * ratio_beta * v_n0 * e * (
-        1.0 + jnp.cos(phase_restitution(t_slip))
-    )
+    v_tf_stick = v_slip + mu_s * ratio_beta * v_n0 * e * (1.0 + jnp.cos(phase_restitution(t_slip)))
     v_tf_gross = v_t0 - mu * v_n0 * ratio_beta * (1.0 + e)
     v_tf = jnp.where(gross, v_tf_gross, v_tf_stick)
     v_nf = e * v_n0 * jnp.cos(phase_restitution(t_f))  # = -e v_n0
@@ -167,22 +181,22 @@ def stronge_compliant(
     """Ball-cushion contact by Stronge's compliant model (pooltool's `stronge_compliant`).
 
     Args:
-      V: (3,) ball velocity in the cushion frame: x along the horizontal inward normal
-         (from the ball INTO the cushion, so V[0] > 0 when approaching), y along the
-         cushion (y = z_hat x x_hat), z up. V[2] = 0.
-      W: (3,) angular velocity in the same frame.
-      p: ball constants; uses p.R, p.m, p.e_c and p.f_c.
-      h: cushion contact height above the cloth (m).
-      reach: horizontal distance (m) from the contact edge (the segment line, or a
-         jaw-nose circle's centre) to the ball centre at contact. pooltool uses R + 1e-6
-         for straight segments and R + rho + 1e-6 for circular noses (rho = nose radius).
-         The 3D contact normal, from the edge to the ball centre, is
-         unit((-reach, 0, R - h)).
-      omega_ratio: omega_t / omega_n, in (1, 2); pooltool's default resolver uses 1.8.
+        V: (3,) ball velocity in the cushion frame: x along the horizontal inward normal
+            (from the ball INTO the cushion, so V[0] > 0 when approaching), y along the
+            cushion (y = z_hat x x_hat), z up. V[2] = 0.
+        W: (3,) angular velocity in the same frame.
+        p: ball constants; uses p.R, p.m, p.e_c and p.f_c.
+        h: cushion contact height above the cloth (m).
+        reach: horizontal distance (m) from the contact edge (the segment line, or a
+            jaw-nose circle's centre) to the ball centre at contact. pooltool uses R + 1e-6
+            for straight segments and R + rho + 1e-6 for circular noses (rho = nose
+            radius). The 3D contact normal, from the edge to the ball centre, is
+            unit((-reach, 0, R - h)).
+        omega_ratio: omega_t / omega_n, in (1, 2); pooltool's default resolver uses 1.8.
 
     Returns:
-      (V_new, W_new): (3,) each in the same frame, with V_new[2] = 0. A ball that is not
-      approaching along the 3D normal is returned unchanged.
+        (V_new, W_new): (3,) each in the same frame, with V_new[2] = 0. A ball that is not
+        approaching along the 3D normal (n . V >= 0) is returned unchanged.
 
     """
     V = jnp.asarray(V)
@@ -201,9 +215,7 @@ def stronge_compliant(
     v_t0 = -slip
     has_slip = slip > 0.0
     # Unit tangent with v_t0 * t_hat the tangential part of v_c (zero when there is none).
-    t_hat = jnp.where(
-        has_slip, jnp.cross(n_cross_v, normal) / jnp.where(has_slip, v_t0, -1.0), 0.0
-    )
+    t_hat = jnp.where(has_slip, jnp.cross(n_cross_v, normal) / jnp.where(has_slip, v_t0, -1.0), 0.0)
 
     approaching = v_n0 < 0.0
     v_n0_safe = jnp.where(approaching, v_n0, -1.0)
@@ -212,6 +224,7 @@ def stronge_compliant(
     dv_n = (v_nf - v_n0_safe) / BETA_N
     dv_t = (v_tf - v_t0) / BETA_T
     V_new = V + dv_n * normal + dv_t * t_hat
+    # Spin change from the friction impulse at -R n: (m R / I) (-n x dv), m R^2 / I = 2.5.
     W_new = W + (2.5 / R) * jnp.cross(-normal, dv_t * t_hat)
     V_new = V_new.at[2].set(0.0)
     return jnp.where(approaching, V_new, V), jnp.where(approaching, W_new, W)

@@ -1,0 +1,125 @@
+"""`piramida simulate` and `piramida demo`: the JSON contract and clear errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from piramida.cli.main import main
+
+STRAIGHT_SHOT = {
+    "table": "pyramid-12ft",
+    "balls": [{"id": 0, "x": 0.8875, "y": 0.30}, {"id": 1, "x": 0.8875, "y": 2.0}],
+    "strike": {"ball": 0, "speed": 3.0, "phi": 90.0, "theta": 0.0, "a": 0.0, "b": 0.0},
+}
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(args)
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_simulate_writes_the_contract_for_one_object(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    request = tmp_path / "shot.json"
+    request.write_text(json.dumps(STRAIGHT_SHOT))
+    status, out, _ = run_cli(["simulate", str(request)], capsys)
+    assert status == 0
+    result = json.loads(out)
+    assert [b["id"] for b in result["balls"]] == [0, 1]
+    kinds = [e["kind"] for e in result["events"]]
+    assert kinds[0] == "strike"
+    # A straight shot up the long axis: ball 0 crosses the centre line, then meets ball 1.
+    assert kinds.index("centre-line") < kinds.index("ball-ball")
+    contact = result["events"][kinds.index("ball-ball")]
+    assert contact["balls"] == [0, 1]
+    times = [e["t"] for e in result["events"]]
+    assert times == sorted(times)
+    assert result["overflow"] is False
+    assert result["duration"] == pytest.approx(times[-1])
+    # Head-on and without side spin: nothing leaves the long axis.
+    assert all(b["x"] == pytest.approx(0.8875, abs=1e-9) for b in result["balls"])
+
+
+def test_simulate_json_lines_keeps_order_and_mixes_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rolling = {
+        "table": {"kind": "rectangle", "width": 1.775, "length": 3.55},
+        "balls": [{"id": 3, "x": 0.5, "y": 1.0, "v": [0.0, 0.5], "w": [-0.5 / 0.034, 0.0, 0.0]}],
+    }
+    lines = tmp_path / "batch.jsonl"
+    lines.write_text("\n".join(json.dumps(r) for r in (STRAIGHT_SHOT, rolling, STRAIGHT_SHOT)) + "\n")
+    out_file = tmp_path / "out.jsonl"
+    status, _, _ = run_cli(["simulate", str(lines), "-o", str(out_file)], capsys)
+    assert status == 0
+    results = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert len(results) == 3
+    assert results[0] == results[2]
+    # The rolling ball stops after v^2 / (2 u_r g) with the preset's u_r = 0.01.
+    stop = results[1]["balls"][0]
+    assert stop["id"] == 3
+    assert stop["y"] == pytest.approx(1.0 + 0.5**2 / (2 * 0.01 * 9.81), rel=1e-9)
+    assert results[1]["events"][0]["kind"] == "strike" and results[1]["events"][0]["balls"] == [-1]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"balls": [{"id": 0, "x": 0.01, "y": 1.0}]}, "ball 0: centre (0.0100, 1.0000) is off the cloth"),
+        ({"balls": [{"id": 0, "x": 0.5, "y": 1.0}, {"id": 1, "x": 0.55, "y": 1.0}]}, "balls 0 and 1 overlap"),
+        ({"balls": [{"id": 16, "x": 0.5, "y": 1.0}]}, "balls[0].id: expected a ball id 0..15"),
+        ({"balls": [{"id": 0, "x": "a", "y": 1.0}]}, "balls[0].x: expected a finite number"),
+        ({"strike": {"ball": 5, "speed": 2.0, "phi": 0.0}}, "strike.ball: ball 5 is not on the table"),
+        ({"strike": {"ball": 0, "speed": 40.0, "phi": 0.0}}, "strike.speed: 40.0 m/s is outside"),
+        ({"strike": {"ball": 0, "speed": 2.0, "phi": 0.0, "a": 0.7}}, "strike.a/b: tip offset 0.700 R"),
+        ({"strike": {"ball": 0, "speed": 2.0}}, "strike.phi: missing"),
+        ({"params": {"mu": 0.2}}, "params.mu: unknown field"),
+        ({"models": {"cushion": "magic"}}, "models.cushion: unknown model 'magic'"),
+        ({"table": "snooker"}, "table: unknown preset 'snooker'"),
+        ({"table": {"kind": "rectangle", "width": -1, "length": 2}}, "table.width: must be positive"),
+        ({"capacity": 1}, "capacity: expected an integer 2..100000"),
+    ],
+)
+def test_simulate_names_the_bad_field_and_exits_2(
+    change: dict[str, object], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    request = tmp_path / "bad.json"
+    request.write_text(json.dumps({**STRAIGHT_SHOT, **change}))
+    status, out, err = run_cli(["simulate", str(request)], capsys)
+    assert status == 2
+    assert out == ""
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_simulate_reports_the_line_of_bad_json_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = tmp_path / "batch.jsonl"
+    lines.write_text(json.dumps(STRAIGHT_SHOT) + "\n{not json\n")
+    status, _, err = run_cli(["simulate", str(lines)], capsys)
+    assert status == 2
+    assert "line 2: not valid JSON" in err
+
+
+def test_simulate_reports_a_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_cli(["simulate", "/nonexistent/shot.json"], capsys)
+    assert status == 2
+    assert "/nonexistent/shot.json" in err
+
+
+@pytest.mark.slow
+def test_demo_breaks_the_rack_and_draws_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_cli(["demo", "--out", str(tmp_path)], capsys)
+    assert status == 0
+    shot = json.loads((tmp_path / "break.json").read_text())
+    assert (tmp_path / "break.png").stat().st_size > 10_000
+    assert not shot["overflow"]
+    kinds = {e["kind"] for e in shot["events"]}
+    assert {"strike", "ball-ball", "cushion"} <= kinds
+    assert len(shot["balls"]) == 16
+    # The break starts with ball 0 meeting the apex ball of the rack (ball 1).
+    first_contact = next(e for e in shot["events"] if e["kind"] == "ball-ball")
+    assert first_contact["balls"] == [0, 1]
+    assert all(math.isfinite(b["x"]) and math.isfinite(b["y"]) for b in shot["balls"])
+    assert "events" in out
