@@ -86,7 +86,7 @@ class TableSpec:
 
     def side_mouth(self) -> float:
         """Narrowest gap between the two noses of a middle pocket (m)."""
-        return self.side_pocket_width + 2 * self._side_setback()
+        return self.side_pocket_width + 2 * self._side_setback() - 2 * self.side_jaw_radius
 
 
 SPEC_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(TableSpec))
