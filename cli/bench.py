@@ -148,7 +148,9 @@ def pooltool_specs(count: int) -> list[dict[str, Any]]:
     for k in range(count):
         one = jax.tree_util.tree_map(lambda x, k=k: x[k], strikes)
         v, w = cue_impulse(one, params)
-        entries = [{"id": i, "x": float(balls.r[k, i, 0]), "y": float(balls.r[k, i, 1])} for i in range(16)]
+        entries: list[dict[str, Any]] = [
+            {"id": i, "x": float(balls.r[k, i, 0]), "y": float(balls.r[k, i, 1])} for i in range(16)
+        ]
         entries[0].update(v=[float(x) for x in v], w=[float(x) for x in w])
         specs.append(
             {
@@ -252,7 +254,8 @@ def run(args: argparse.Namespace) -> int:
         )
         pt = figures["pooltool"]
         console.print(
-            f"pooltool: {pt['ms_per_shot']:.1f} ms per random 16-ball shot ({pt['events_per_shot']:.1f} events)"
+            f"pooltool: {pt['ms_per_shot']:.1f} ms per random 16-ball shot "
+            f"({pt['events_per_shot']:.1f} events)"
         )
         if best is not None:
             ratio = best["shots_per_s"] / pt["shots_per_s"]

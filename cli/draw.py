@@ -56,7 +56,8 @@ def draw_shot(
         ax.plot(paths[:, ball, 0], paths[:, ball, 1], color=colour, lw=0.9, alpha=0.85, zorder=2)
         ax.add_patch(plt.Circle(start[ball], R, fill=False, color=colour, lw=0.6, ls=":", zorder=3))
         ax.add_patch(plt.Circle(paths[-1, ball], R, color=colour, ec="black", lw=0.4, zorder=3))
-        ax.text(*paths[-1, ball], str(ball), fontsize=4.5, ha="center", va="center", zorder=4)
+        end_x, end_y = paths[-1, ball]
+        ax.text(end_x, end_y, str(ball), fontsize=4.5, ha="center", va="center", zorder=4)
     if title:
         ax.set_title(title, fontsize=8)
     out.parent.mkdir(parents=True, exist_ok=True)

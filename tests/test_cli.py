@@ -7,7 +7,6 @@ import math
 from pathlib import Path
 
 import pytest
-
 from piramida.cli.main import main
 
 STRAIGHT_SHOT = {
@@ -23,7 +22,9 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
     return status, out.out, out.err
 
 
-def test_simulate_writes_the_contract_for_one_object(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_simulate_writes_the_contract_for_one_object(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     request = tmp_path / "shot.json"
     request.write_text(json.dumps(STRAIGHT_SHOT))
     status, out, _ = run_cli(["simulate", str(request)], capsys)
@@ -44,7 +45,9 @@ def test_simulate_writes_the_contract_for_one_object(tmp_path: Path, capsys: pyt
     assert all(b["x"] == pytest.approx(0.8875, abs=1e-9) for b in result["balls"])
 
 
-def test_simulate_json_lines_keeps_order_and_mixes_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_simulate_json_lines_keeps_order_and_mixes_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     rolling = {
         "table": {"kind": "rectangle", "width": 1.775, "length": 3.55},
         "balls": [{"id": 3, "x": 0.5, "y": 1.0, "v": [0.0, 0.5], "w": [-0.5 / 0.034, 0.0, 0.0]}],
@@ -94,7 +97,9 @@ def test_simulate_names_the_bad_field_and_exits_2(
     assert "Traceback" not in err
 
 
-def test_simulate_reports_the_line_of_bad_json_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_simulate_reports_the_line_of_bad_json_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     lines = tmp_path / "batch.jsonl"
     lines.write_text(json.dumps(STRAIGHT_SHOT) + "\n{not json\n")
     status, _, err = run_cli(["simulate", str(lines)], capsys)

@@ -14,7 +14,6 @@ from typing import Any
 import jax.numpy as jnp
 from piramida.physics.params import Models, PhysicsParams
 from piramida.physics.resolve.stronge import stronge_compliant
-from piramida.physics.resolve.stronge import stronge_compliant
 
 
 def _to_frame(v: Any, w: Any, n: Any) -> tuple[Any, Any]:
@@ -71,6 +70,7 @@ def rebound(
         circle's centre) to the ball centre; `stronge_compliant` tilts its contact normal
         by it, as pooltool does.
       p, h, models: constants, cushion nose height, model choice.
+
     """
     V, W = _to_frame(v, w, normal_in)
     if models.cushion == "han_2005":
