@@ -19,14 +19,15 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table as RichTable
+
 import piramida.physics as ph
 from piramida.physics.layouts import break_positions
 from piramida.physics.motion import STATIONARY
 from piramida.physics.strike import cue_impulse
 from piramida.physics.table import PRESETS, SPEC_FIELDS
-from rich.console import Console
-from rich.progress import Progress
-from rich.table import Table as RichTable
 
 
 def add_parser(commands: Any) -> None:
@@ -108,7 +109,8 @@ def time_kernel(workload: str, size: int, min_shots: int) -> dict[str, Any]:
     started = time.perf_counter()
     jax.block_until_ready(ph.simulate(table, balls, strikes, params, capacity=CAPACITY[workload]))
     warmup = time.perf_counter() - started
-    calls = max(1, -(-min_shots // size))
+    # Enough calls for `min_shots`, but at least 3 and at most 50 (batch 1 would take long).
+    calls = min(max(3, -(-min_shots // size)), 50)
     batches = [
         make(k + 1, size, float(table.width), float(table.length), float(params.R)) for k in range(calls)
     ]

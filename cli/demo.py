@@ -11,13 +11,14 @@ from typing import Any
 
 import jax
 import numpy as np
+from rich.console import Console
+from rich.table import Table as RichTable
+
 import piramida.physics as ph
 from piramida.cli.draw import draw_shot
 from piramida.cli.spec import result_to_json
 from piramida.physics.layouts import break_positions
 from piramida.physics.trajectory import trajectory
-from rich.console import Console
-from rich.table import Table as RichTable
 
 
 def add_parser(commands: Any) -> None:

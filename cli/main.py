@@ -16,7 +16,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(
         prog="piramida",
-        description="Russian pyramid billiards: batched JAX physics, referee, RL environments.",
+        description="piramida: Russian pyramid billiards on a batched, event-driven JAX physics kernel.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (demo, simulate, bench):

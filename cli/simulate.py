@@ -10,6 +10,7 @@ from typing import Any
 
 import jax
 import numpy as np
+
 import piramida.physics as ph
 from piramida.cli.spec import Request, SpecError, parse_request, result_to_json
 

@@ -14,6 +14,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+
 import piramida.physics as ph
 from piramida.physics.kernel import DEFAULT_CAPACITY
 from piramida.physics.layouts import MAX_BALLS

@@ -20,6 +20,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+
 from piramida.physics import arrays
 from piramida.physics.table import CUSHION_NAMES, POCKET_NAMES
 

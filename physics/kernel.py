@@ -22,6 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
 from piramida.physics import events as ev
 from piramida.physics.arrays import put
 from piramida.physics.markings import centre_line_side
@@ -38,7 +39,7 @@ from piramida.physics.motion import (
     transition_time,
 )
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
-from piramida.physics.resolve import ball_ball, cushion
+from piramida.physics.resolve import ball_ball, cushion, kiss
 from piramida.physics.roots import first_entry, first_entry_quadratic
 from piramida.physics.strike import Strike, strike_ball
 from piramida.physics.table import Table
@@ -302,25 +303,36 @@ def _apply_event(
     is_trans = ~is_pair & ~is_rail
     balls = advance(sim.balls, t_next - sim.t, p)
     r, v, w, s = balls.r, balls.v, balls.w, balls.s
+    moving = _translating(s)
+    kind, idx = sim.rail_kind[i], sim.rail_idx[i]
+    bounce = is_rail & ((kind == LINE) | (kind == ARC))
+    drop = is_rail & (kind == HOLE)
+    crossing = is_rail & (kind == CENTRE)
 
-    # Ball-ball.
+    # Ball-ball: kiss, then collide.
+    kissed_i, kissed_j = kiss.ball_ball(r[i], v[i], r[j], v[j], moving[i] | moving[j], p.R)
+    r = put(put(r, j, jnp.where(is_pair, kissed_j, r[j])), i, jnp.where(is_pair, kissed_i, r[i]))
     v_i, w_i, v_j, w_j = ball_ball.collide(r[i], v[i], w[i], r[j], v[j], w[j], p, models)
     touch_i = touching_cushion(r[i], table, c)
     touch_j = touching_cushion(r[j], table, c)
-    # Table contacts: the normal at the point of contact, pointing at the ball.
-    kind, idx = sim.rail_kind[i], sim.rail_idx[i]
+    # Table contacts: kiss, then the normal at the point of contact, pointing at the ball.
     _, normal, _ = _line_frames(table)
     line = jnp.minimum(idx, normal.shape[0] - 1)
     arc = jnp.minimum(idx, table.arc_centre.shape[0] - 1)
     line_n = normal[line]
     line_n = jnp.where(line_n @ (r[i] - table.line_a[line]) >= 0, line_n, -line_n)
-    arc_d = r[i] - table.arc_centre[arc]
+    arc_centre, arc_reach = table.arc_centre[arc], table.arc_radius[arc] + c
+    kissed = jnp.where(
+        kind == ARC,
+        kiss.circle(r[i], v[i], arc_centre, arc_reach, moving[i]),
+        kiss.line(r[i], v[i], -line_n, table.line_a[line], c, moving[i]),
+    )
+    r = put(r, i, jnp.where(bounce, kissed, r[i]))
+    arc_d = r[i] - arc_centre
     toward_ball = jnp.where(kind == ARC, arc_d / jnp.linalg.norm(arc_d), line_n)
-    reach = jnp.where(kind == ARC, table.arc_radius[arc] + c, c)
+    # How far the ball centre stands from the contact edge (the cushion models tilt by it).
+    reach = jnp.where(kind == ARC, jnp.linalg.norm(arc_d), (r[i] - table.line_a[line]) @ line_n)
     v_c, w_c = cushion.rebound(v[i], w[i], -toward_ball, reach, p, table.cushion_height, models)
-    bounce = is_rail & ((kind == LINE) | (kind == ARC))
-    drop = is_rail & (kind == HOLE)
-    crossing = is_rail & (kind == CENTRE)
     settled_v, settled_w, settled_s = settle(v[i], w[i], s[i], p)
 
     cases = [is_pair, bounce, drop, is_trans]

@@ -11,6 +11,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+
 from piramida.physics.motion import ABSENT, STATIONARY, BallState
 
 MAX_BALLS = 16  # ids 0 (the coloured ball) to 15

@@ -13,6 +13,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+
 from piramida.physics.params import PhysicsParams
 
 # Motion states (pooltool's codes, plus ABSENT for an id with no ball on the table).

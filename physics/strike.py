@@ -14,6 +14,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+
 from piramida.physics.arrays import put
 from piramida.physics.motion import BallState
 from piramida.physics.params import PhysicsParams

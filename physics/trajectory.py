@@ -10,6 +10,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+
 from piramida.physics.kernel import ShotResult
 from piramida.physics.motion import BallState, advance
 from piramida.physics.params import PYRAMID_PARAMS, PhysicsParams

@@ -7,6 +7,7 @@ arrays the caller is about to pass, and name the table, ball and field that is w
 from __future__ import annotations
 
 import numpy as np
+
 from piramida.physics.layouts import MAX_BALLS
 from piramida.physics.motion import ABSENT, POCKETED, BallState
 from piramida.physics.strike import MAX_ELEVATION, MAX_SPEED, MAX_TIP_OFFSET, Strike

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import jax
 import numpy as np
-import pytest
-
 import piramida.physics as ph
+import pytest
 from piramida.physics.trajectory import trajectory
 
 
@@ -38,9 +37,10 @@ def test_trajectory_passes_through_every_logged_state(recorded: tuple) -> None:
     count = int(result.log.count)
     assert count > 5
     times = np.asarray(result.log.t[:count])
-    # Just before each event the balls are (to rounding) where the event found them.
+    # Just before each event the balls are where the event found them: to rounding, or
+    # within the few micrometres a contact moves its balls apart (`resolve.kiss`).
     before = np.asarray(trajectory(result, np.nextafter(times, -np.inf)))
-    np.testing.assert_allclose(before, np.asarray(result.history.r[:count]), atol=1e-9)
+    np.testing.assert_allclose(before, np.asarray(result.history.r[:count]), atol=5e-6)
 
 
 def test_trajectory_refuses_an_unrecorded_result() -> None:

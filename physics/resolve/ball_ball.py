@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import jax.numpy as jnp
+
 from piramida.physics.params import Models, PhysicsParams
 
 # Alciatore TP A-14's fit of ball-ball friction to relative surface speed (m/s).

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import jax.numpy as jnp
+
 from piramida.physics.params import Models, PhysicsParams
 from piramida.physics.resolve.stronge import stronge_compliant
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+
 from piramida.physics.params import PhysicsParams
 
 # Tangential inverse-mass coefficient of a solid sphere against a fixed half-space:
@@ -127,9 +128,7 @@ def collinear_compliant(
     in_compression = t_st_sss <= t_c
     phase_st = jnp.where(in_compression, omega_n * t_st_sss, phase_restitution(t_st_sss))
     u_st_sss = -mu_s * v_n0 * eta2 / omega_n * jnp.sin(phase_st)
-    v_st_sss = v_t0 - mu_s * ratio_beta * v_n0 * (
-        1.0 - jnp.where(in_compression, 1.0, e) * jnp.cos(phase_st)
-    )
+    v_st_sss = v_t0 - mu_s * ratio_beta * v_n0 * (1.0 - jnp.where(in_compression, 1.0, e) * jnp.cos(phase_st))
 
     # Initial stick is slip-stick-slip with the stick starting at t = 0 at rest.
     t_st = jnp.where(initial_stick, 0.0, t_st_sss)
