@@ -10,12 +10,17 @@ centre line, spread of the final positions, pocketed balls).
 Usage::
 
     python benchmarks/agreement.py                       # default sweep, a few minutes
-    python benchmarks/agreement.py --shots 200 --breaks 200 --out benchmarks/out/agreement
-    python benchmarks/agreement.py --models han_2005 --tables rect-7ft
+    python benchmarks/agreement.py --shots 200 --breaks 200 --out piramida-out/agreement
+    python benchmarks/agreement.py --models han_2005 --tables rect-7ft --breaks 0
 
 Writes ``agreement.json`` (every shot's comparison and the summary) and ``agreement.md``
 (the tables) into ``--out``. The same generators and comparison are used by
 ``tests/test_agreement_pooltool.py``.
+
+Two diagnostic switches change pooltool (never on by default) to show where the remaining
+differences come from: ``--ref-spacer 1e-10`` shrinks the 1e-6 m gap pooltool's
+``make_kiss`` leaves after every collision, ``--ref-no-cradle-guard`` turns off its
+``resolve_continually_touching`` momentum transfer.
 """
 
 from __future__ import annotations
@@ -24,10 +29,11 @@ import argparse
 import json
 import math
 import multiprocessing as mp
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -315,7 +321,9 @@ def break_shots(
 
 
 def run_piramida(
-    specs: Sequence[dict[str, Any]], batch: int = BATCH, capacity: int = CAPACITY,
+    specs: Sequence[dict[str, Any]],
+    batch: int = BATCH,
+    capacity: int = CAPACITY,
     progress: Callable[[int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """piramida results in order; specs are run in padded batches of exactly ``batch``.
@@ -330,7 +338,7 @@ def run_piramida(
     k = 0
     while k < len(specs):
         key = _batch_key(specs[k])
-        chunk = []
+        chunk: list[dict[str, Any]] = []
         while k < len(specs) and len(chunk) < batch and _batch_key(specs[k]) == key:
             chunk.append(specs[k])
             k += 1
@@ -370,13 +378,62 @@ def run_reference_one(spec: dict[str, Any]) -> dict[str, Any]:
         return {"error": f"{type(err).__name__}: {err}"}
 
 
-def _init_worker() -> None:
-    import pooltool  # noqa: F401  (import once per worker, not per shot)
+def configure_reference(spacer: float | None = None, cradle_guard: bool = True) -> None:
+    """Diagnostics only: change two pooltool quirks in this process.
+
+    ``spacer`` replaces ``pooltool.constants.MIN_DIST`` (1e-6 m), the gap ``make_kiss``
+    leaves between colliding balls and between a ball and a cushion; ``cradle_guard=False``
+    turns ``resolve_continually_touching`` (the Newton's-cradle momentum transfer after a
+    ball-ball collision) into a no-op. Neither is on unless asked for.
+    """
+    import pooltool.constants as const
+    from pooltool.physics.resolve.ball_ball.core import CoreBallBallCollision
+
+    if spacer is not None:
+        const.MIN_DIST = spacer
+    if not cradle_guard:
+
+        def untouched(self: Any, ball1: Any, ball2: Any) -> tuple[Any, Any]:
+            return ball1, ball2
+
+        CoreBallBallCollision.resolve_continually_touching = untouched  # type: ignore[method-assign]
 
 
-def start_reference(specs: Sequence[dict[str, Any]], workers: int) -> tuple[Any, list[Future[Any]]]:
-    """Start pooltool on every spec in ``workers`` spawned processes (returns futures)."""
-    pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_init_worker)
+class _Lazy:
+    """A future run on first ``result()`` in this process (``workers=0``)."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.spec = spec
+        self.value: Any = None
+        self.callbacks: list[Callable[[Any], None]] = []
+
+    def result(self) -> Any:
+        if self.value is None:
+            self.value = run_reference_one(self.spec)
+            for fn in self.callbacks:
+                fn(self)
+        return self.value
+
+    def add_done_callback(self, fn: Callable[[Any], None]) -> None:
+        self.callbacks.append(fn)
+
+
+def start_reference(
+    specs: Sequence[dict[str, Any]], workers: int, spacer: float | None = None, cradle_guard: bool = True
+) -> tuple[Any, list[Any]]:
+    """Start pooltool on every spec in ``workers`` spawned processes; (pool, futures).
+
+    ``workers=0`` runs pooltool in this process, lazily, when a result is asked for.
+    """
+    if workers <= 0:
+        configure_reference(spacer, cradle_guard)
+        return None, [_Lazy(s) for s in specs]
+    pool = ProcessPoolExecutor(
+        workers,
+        mp_context=mp.get_context("spawn"),
+        initializer=configure_reference,
+        initargs=(spacer, cradle_guard),
+    )
     return pool, [pool.submit(run_reference_one, s) for s in specs]
 
 
@@ -393,6 +450,24 @@ def event_key(event: dict[str, Any]) -> tuple[Any, ...]:
 
 def compared_events(result: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in result["events"] if e["kind"] in COMPARED_KINDS]
+
+
+def merge_chatter(events: Sequence[dict[str, Any]], window: float = 0.01) -> list[dict[str, Any]]:
+    """Events with grazing repeats merged: a contact that repeats the previous compared
+    event of each of its balls within ``window`` seconds is dropped (a ball pressed
+    against a rail by its spin, or two balls rolling together, touch again and again).
+    """
+    last: dict[int, tuple[tuple[Any, ...], float]] = {}
+    out = []
+    for e in events:
+        key = event_key(e)
+        prev = [last.get(b) for b in e["balls"]]
+        repeat = all(p is not None and p[0] == key and e["t"] - p[1] < window for p in prev)
+        for b in e["balls"]:
+            last[b] = (key, e["t"])
+        if not repeat:
+            out.append(e)
+    return out
 
 
 def _describe(event: dict[str, Any] | None) -> str | None:
@@ -414,6 +489,9 @@ def compare(spec: dict[str, Any], ours: dict[str, Any], ref: dict[str, Any]) -> 
     a, b = compared_events(ours), compared_events(ref)
     ka, kb = [event_key(e) for e in a], [event_key(e) for e in b]
     record["n_events"] = [len(a), len(b)]
+    record["match_merged"] = [event_key(e) for e in merge_chatter(a)] == [
+        event_key(e) for e in merge_chatter(b)
+    ]
     first = next((i for i, (x, y) in enumerate(zip(ka, kb, strict=False)) if x != y), None)
     if first is None and len(ka) != len(kb):
         first = min(len(ka), len(kb))
@@ -476,12 +554,15 @@ def summarise(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "shots": n,
         "identical_sequences": len(matched),
         "identical_fraction": len(matched) / n if n else None,
+        "identical_after_merging_chatter": sum(bool(r.get("match_merged")) for r in records),
         "identical_and_within_5mm": len(within),
         "agree_fraction": len(within) / n if n else None,
         "reference_errors": sum(r.get("status") == "reference-error" for r in records),
         "overflows": sum(r.get("status") == "overflow" for r in records),
         "position_diff_on_matches_m": _percentiles(r["max_position_diff"] for r in matched),
-        "first_event_dt_s": _percentiles(r["first_event_dt"] for r in records if r.get("first_event_dt") is not None),
+        "first_event_dt_s": _percentiles(
+            r["first_event_dt"] for r in records if r.get("first_event_dt") is not None
+        ),
         "max_event_dt_on_matches_s": _percentiles(r["max_event_dt"] for r in matched),
         "divergence_kinds": dict(sorted(where.items(), key=lambda kv: -kv[1])),
         "divergence_index": _percentiles(r["diverge"]["index"] for r in mism),
@@ -519,7 +600,7 @@ def break_statistics(spec: dict[str, Any], result: dict[str, Any]) -> dict[str, 
 
 def compare_breaks(ours: Sequence[dict[str, float]], ref: Sequence[dict[str, float]]) -> dict[str, Any]:
     """Mean, sd and the difference of means in standard errors, per statistic."""
-    out = {}
+    out: dict[str, Any] = {}
     for key in ("cushion_contacts", "ball_ball", "crossed", "spread", "pocketed", "duration"):
         a = np.array([s[key] for s in ours], dtype=float)
         b = np.array([s[key] for s in ref], dtype=float)
@@ -555,8 +636,13 @@ class Case:
 
 
 def build_cases(
-    seed: int, shots: int, breaks: int, tables: Sequence[str], models: Sequence[str],
-    quick_probes: bool = False, break_tables: Sequence[str] = ("pockets-7ft",),
+    seed: int,
+    shots: int,
+    breaks: int,
+    tables: Sequence[str],
+    models: Sequence[str],
+    quick_probes: bool = False,
+    break_tables: Sequence[str] = ("pockets-7ft",),
 ) -> list[Case]:
     """Every group of shots to run; the same seed gives the same shots for every model."""
     specs = table_specs()
@@ -575,35 +661,55 @@ def build_cases(
     return cases
 
 
-def run_cases(cases: Sequence[Case], workers: int = 1, show_progress: bool = True) -> dict[str, Any]:
-    """Run both engines on every case; return the per-shot records and summaries."""
+def run_cases(
+    cases: Sequence[Case],
+    workers: int = 1,
+    show_progress: bool = True,
+    spacer: float | None = None,
+    cradle_guard: bool = True,
+) -> dict[str, Any]:
+    """Run both engines on every case; return the per-shot records and summaries.
+
+    pooltool runs in ``workers`` processes (0: in this one) while piramida runs here.
+    """
     all_specs = [s for c in cases for s in c.specs]
     t0 = time.perf_counter()
-    pool, futures = start_reference(all_specs, workers)
+    pool, futures = start_reference(all_specs, workers, spacer, cradle_guard)
     ours: list[dict[str, Any]] = []
+    ours_s: list[float] = []
     with _progress(show_progress) as bar:
         ptask = bar.add_task("piramida", total=len(all_specs))
         rtask = bar.add_task("pooltool", total=len(all_specs))
         for f in futures:
             f.add_done_callback(lambda _: bar.advance(rtask))
         for c in cases:
+            tc = time.perf_counter()
             ours += run_piramida(c.specs, progress=lambda n: bar.advance(ptask, n))
+            ours_s.append(time.perf_counter() - tc)
         t_ours = time.perf_counter() - t0
         refs = [f.result() for f in futures]
-    pool.shutdown()
+    if pool is not None:
+        pool.shutdown()
     t_all = time.perf_counter() - t0
     report: dict[str, Any] = {"groups": [], "breaks": [], "shots": []}
     k = 0
-    for c in cases:
+    for c, c_s in zip(cases, ours_s, strict=True):
         o, r = ours[k : k + len(c.specs)], refs[k : k + len(c.specs)]
         k += len(c.specs)
+        timing = {"piramida_s": c_s, "pooltool_s": sum(x.get("wall_s", 0.0) for x in r)}
         if c.kind == "break":
             so = [break_statistics(s, x) for s, x in zip(c.specs, o, strict=True)]
             sr = [break_statistics(s, x) for s, x in zip(c.specs, r, strict=True) if "error" not in x]
             report["breaks"].append(
-                {"table": c.table, "model": c.model, "breaks": len(c.specs),
-                 "reference_errors": len(c.specs) - len(sr), "overflows": sum(bool(x.get("overflow")) for x in o),
-                 "stats": compare_breaks(so, sr)}
+                {
+                    "table": c.table,
+                    "model": c.model,
+                    "breaks": len(c.specs),
+                    "reference_errors": len(c.specs) - len(sr),
+                    "overflows": sum(bool(x.get("overflow")) for x in o),
+                    "stats": compare_breaks(so, sr),
+                    **timing,
+                }
             )
             continue
         recs = []
@@ -612,12 +718,18 @@ def run_cases(cases: Sequence[Case], workers: int = 1, show_progress: bool = Tru
             rec.update(table=c.table, model=c.model, kind=c.kind, index=i)
             recs.append(rec)
         report["shots"] += recs
-        report["groups"].append({"table": c.table, "model": c.model, "kind": c.kind, **summarise(recs)})
+        report["groups"].append(
+            {"table": c.table, "model": c.model, "kind": c.kind, **summarise(recs), **timing}
+        )
     report["overall"] = {
         f"{m}": summarise([r for r in report["shots"] if r["model"] == m])
         for m in sorted({c.model for c in cases})
     }
     report["wall_s"] = {"piramida_incl_compiles": t_ours, "total": t_all}
+    report["reference_quirks"] = {
+        "make_kiss_spacer_m": 1e-6 if spacer is None else spacer,
+        "cradle_guard": cradle_guard,
+    }
     return report
 
 
@@ -641,7 +753,10 @@ def _progress(show: bool) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(
-        TextColumn("{task.description:>9}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.description:>9}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
         transient=False,
     )
 
@@ -666,30 +781,38 @@ def markdown(report: dict[str, Any]) -> str:
     lines += [
         "Identical = same ordered sequence of ball-ball, cushion, jaw and pocket events.",
         "Position differences (mm) are the largest final-position difference over the balls",
-        "left on the table, on shots with identical sequences.",
+        "left on the table, on shots with identical sequences. 'Chatter merged': a contact that",
+        "repeats its balls' previous contact within 10 ms counts once (grazing repeats).",
+        f"pooltool quirks: make_kiss spacer {report['reference_quirks']['make_kiss_spacer_m']:g} m, "
+        f"cradle guard {'on' if report['reference_quirks']['cradle_guard'] else 'off'}.",
         "",
-        "| table | model | shots | kind | identical | + within 5 mm | pos p50 | p90 | p99 | max "
-        "| first-event dt p50 (s) | max | ref errors |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| table | model | kind | shots | identical | + within 5 mm | identical, chatter merged "
+        "| pos p50 | p90 | p99 | max | first-event dt p50 (s) | max | ref errors |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for g in report["groups"]:
         p, f = g["position_diff_on_matches_m"], g["first_event_dt_s"]
         lines.append(
-            f"| {g['table']} | {g['model']} | {g['shots']} | {g['kind']} | {_pct(g['identical_fraction'])} "
-            f"| {_pct(g['agree_fraction'])} | {_mm(p['p50'])} | {_mm(p['p90'])} | {_mm(p['p99'])} "
+            f"| {g['table']} | {g['model']} | {g['kind']} | {g['shots']} | {_pct(g['identical_fraction'])} "
+            f"| {_pct(g['agree_fraction'])} | {_pct(g['identical_after_merging_chatter'] / g['shots'])} "
+            f"| {_mm(p['p50'])} | {_mm(p['p90'])} | {_mm(p['p99'])} "
             f"| {_mm(p['max'])} | {_sci(f['p50'])} | {_sci(f['max'])} | {g['reference_errors']} |"
         )
     lines += ["", "## Overall, per model", ""]
     for m, g in report["overall"].items():
         lines.append(
-            f"- **{m}**: {g['identical_sequences']}/{g['shots']} identical ({_pct(g['identical_fraction'])}), "
+            f"- **{m}**: {g['identical_sequences']}/{g['shots']} identical "
+            f"({_pct(g['identical_fraction'])}), "
             f"{g['identical_and_within_5mm']} also within 5 mm ({_pct(g['agree_fraction'])}); "
             f"position diff p50/p90/p99/max = {_mm(g['position_diff_on_matches_m']['p50'])}/"
             f"{_mm(g['position_diff_on_matches_m']['p90'])}/{_mm(g['position_diff_on_matches_m']['p99'])}/"
             f"{_mm(g['position_diff_on_matches_m']['max'])} mm"
         )
     lines += ["", "## Where mismatching shots diverge", ""]
-    lines += ["| table | model | kind | shot | balls | index | piramida | pooltool |", "|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "| table | model | kind | shot | balls | index | piramida | pooltool |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in report["shots"]:
         if r.get("status") == "mismatch":
             d = r["diverge"]
@@ -723,7 +846,10 @@ def markdown(report: dict[str, Any]) -> str:
                     f"| {b['stats']['crossed_ever_piramida_mean']:.3g} | - | - | - |"
                 )
     w = report["wall_s"]
-    lines += ["", f"Wall time: {w['total']:.0f} s (piramida incl. compiles {w['piramida_incl_compiles']:.0f} s)."]
+    lines += [
+        "",
+        f"Wall time: {w['total']:.0f} s (piramida incl. compiles {w['piramida_incl_compiles']:.0f} s).",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -732,21 +858,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--shots", type=int, default=64, help="random shots per table and model")
     parser.add_argument("--breaks", type=int, default=100, help="breaks per model (0: none)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="benchmarks/out/agreement", help="output directory")
+    parser.add_argument("--out", default="piramida-out/agreement", help="output directory")
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated cushion models")
     parser.add_argument("--tables", default="rect-7ft,pockets-7ft,pockets-pyramid")
     parser.add_argument("--break-tables", default="pockets-7ft")
     parser.add_argument("--quick-probes", action="store_true", help="a few probes per table only")
-    parser.add_argument("--workers", type=int, default=1, help="pooltool processes")
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="pooltool processes (0: in this one)"
+    )
+    parser.add_argument(
+        "--ref-spacer",
+        type=float,
+        default=None,
+        help="diagnostic: pooltool's make_kiss spacer (MIN_DIST, default 1e-6 m)",
+    )
+    parser.add_argument(
+        "--ref-no-cradle-guard",
+        action="store_true",
+        help="diagnostic: turn off pooltool's resolve_continually_touching",
+    )
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     models = [m for m in args.models.split(",") if m]
     tables = [t for t in args.tables.split(",") if t]
     cases = build_cases(
-        args.seed, args.shots, args.breaks, tables, models, args.quick_probes,
+        args.seed,
+        args.shots,
+        args.breaks,
+        tables,
+        models,
+        args.quick_probes,
         [t for t in args.break_tables.split(",") if t],
     )
-    report = run_cases(cases, workers=args.workers, show_progress=not args.no_progress)
+    report = run_cases(
+        cases,
+        workers=args.workers,
+        show_progress=not args.no_progress,
+        spacer=args.ref_spacer,
+        cradle_guard=not args.ref_no_cradle_guard,
+    )
     report["options"] = vars(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
