@@ -47,9 +47,6 @@ from piramida.physics.validate import check_balls, check_strikes
 
 # Kinds of table contact in the rail cache.
 LINE, ARC, HOLE, CENTRE = range(4)
-# Overlap (m) that still counts as a contact starting now: balls that touch, or the
-# hair's breadth a previous event leaves. Larger overlaps are not contacts.
-TOUCH_SLACK = 1e-6
 # Gap (m) within which a ball counts as touching a cushion or another ball for the log
 # and the start snapshot: the rules' epsilon_contact (RULES.en.md III.6).
 CONTACT_EPS = 1e-4
@@ -169,7 +166,9 @@ def _pair_row(balls: BallState, acc: Any, horizon: Any, k: Any, t: Any, p: Physi
             balls.r[k] - balls.r[m], balls.v[k] - balls.v[m], 0.5 * (acc[k] - acc[m]), 0.0, 2 * p.R
         )
         h = jnp.minimum(horizon[k], horizon[m])
-        return first_entry(coeffs, h, 4 * p.R * TOUCH_SLACK)
+        # Any overlap that is closing counts as a contact now: a contact's kiss may have
+        # moved one of the balls a few micrometres into this one.
+        return first_entry(coeffs, h, jnp.inf)
 
     times = jax.vmap(one)(jnp.arange(n)) + t
     valid = in_play[k] & in_play & (jnp.arange(n) != k) & (moving[k] | moving)
@@ -187,7 +186,9 @@ def _rail_entry(
     def line_time(a: Any, u: Any, nrm: Any, ln: Any) -> Any:
         def one_side(n_side: Any) -> Any:
             coeffs = jnp.stack([n_side @ (r - a) - c, n_side @ v, n_side @ half_a])
-            tau = first_entry_quadratic(coeffs, h, TOUCH_SLACK)
+            # An overlap of up to half the contact distance counts as a contact now; the
+            # far side of a line is at least 2c away, and must not.
+            tau = first_entry_quadratic(coeffs, h, c / 2)
             at = r + v * tau + half_a * tau**2
             s = u @ (at - a)
             return jnp.where((s >= 0) & (s <= ln), tau, jnp.inf)
@@ -196,9 +197,7 @@ def _rail_entry(
 
     line_t = jax.vmap(line_time)(table.line_a, along, normal, length)
     arc_t = jax.vmap(
-        lambda centre, rho: first_entry(
-            _circle_coeffs(r, v, half_a, centre, rho + c), h, 2 * (rho + c) * TOUCH_SLACK
-        )
+        lambda centre, rho: first_entry(_circle_coeffs(r, v, half_a, centre, rho + c), h, jnp.inf)
     )(table.arc_centre, table.arc_radius)
     hole_t = jax.vmap(lambda centre, rho: first_entry(_circle_coeffs(r, v, half_a, centre, rho), h, 0.0))(
         table.pocket_centre, table.pocket_radius

@@ -86,7 +86,8 @@ def first_entry(coeffs: Any, horizon: Any, touch: Any) -> Any:
       coeffs: (5,) polynomial coefficients, constant term first.
       horizon: how far ahead the polynomial is valid (s); inf or <= 0 means no search.
       touch: a start with -touch < f(0) <= 0 and f decreasing counts as an entry at t = 0
-        (balls that touch, or a contact the previous event left a hair's breadth over).
+        (balls that touch, or overlap because a contact moved a ball a few micrometres;
+        inf for any overlap).
 
     Returns:
       The entry time, at which f <= 0 (to float64 resolution), or inf.

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
+
 from piramida.cli.main import main
 
 STRAIGHT_SHOT = {

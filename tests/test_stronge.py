@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+
 from piramida.physics import POOLTOOL_PARAMS, PhysicsParams
 from piramida.physics.resolve.stronge import (
     BETA_T,
@@ -105,9 +106,7 @@ def _pooltool_reference(n: int, seed: int) -> tuple[dict[str, Any], Any, Any, An
         contact[2] = R
         # 0.1 micron short of contact along the path: pooltool's make_kiss moves it there.
         rvw = np.array([contact - 1e-7 * v / np.linalg.norm(v), v, rot[i] @ case["W"][i]])
-        params = BallParams(
-            m=POOLTOOL_PARAMS.m, R=R, e_c=float(case["e_c"][i]), f_c=float(case["f_c"][i])
-        )
+        params = BallParams(m=POOLTOOL_PARAMS.m, R=R, e_c=float(case["e_c"][i]), f_c=float(case["f_c"][i]))
         ball = Ball(id="cue", params=params, state=BallState(rvw=rvw, s=2, t=0.0))
         if circular[i]:
             cushion: Any = CircularCushionSegment(id="jaw", center=edge, radius=float(nose[i]))

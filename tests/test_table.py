@@ -24,9 +24,7 @@ from piramida.physics.table import (
 
 def nose_gaps(table: ph.Table) -> dict[int, float]:
     """Narrowest gap between the two jaw noses of each pocket, from the built arrays."""
-    centres, radii, pockets = (
-        np.asarray(x) for x in (table.arc_centre, table.arc_radius, table.arc_pocket)
-    )
+    centres, radii, pockets = (np.asarray(x) for x in (table.arc_centre, table.arc_radius, table.arc_pocket))
     gaps = {}
     for pocket in range(6):
         (a, b) = np.flatnonzero(pockets == pocket)
@@ -82,9 +80,7 @@ def test_every_jaw_and_nose_belongs_to_the_nearest_pocket() -> None:
     for mid, pocket in zip(mids, np.asarray(table.line_pocket), strict=True):
         if pocket >= 0:
             assert np.argmin(np.linalg.norm(centres - mid, axis=1)) == pocket
-    for centre, pocket in zip(
-        np.asarray(table.arc_centre), np.asarray(table.arc_pocket), strict=True
-    ):
+    for centre, pocket in zip(np.asarray(table.arc_centre), np.asarray(table.arc_pocket), strict=True):
         assert np.argmin(np.linalg.norm(centres - centre, axis=1)) == pocket
 
 
@@ -123,8 +119,7 @@ def test_centre_line_side_has_an_on_the_line_band() -> None:
 def test_compilation_cache_follows_piramida_cache_dir(setting: str, tmp_path: object) -> None:
     directory = "off" if setting == "off" else str(tmp_path)
     code = (
-        "import jax, piramida.physics; "
-        "print(jax.config.jax_enable_x64, jax.config.jax_compilation_cache_dir)"
+        "import jax, piramida.physics; print(jax.config.jax_enable_x64, jax.config.jax_compilation_cache_dir)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],

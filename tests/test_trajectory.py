@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import jax
 import numpy as np
-import piramida.physics as ph
 import pytest
+
+import piramida.physics as ph
 from piramida.physics.trajectory import trajectory
 
 
