@@ -64,31 +64,42 @@ def check_balls(table: Table, balls: BallState, R: float) -> None:
 
 
 def check_strikes(strikes: Strike, balls: BallState) -> None:
-    """Raise `InputError` for a strike on a missing ball or outside the accepted ranges."""
+    """Raise `InputError` for a strike on a missing ball or outside the accepted ranges.
+
+    Vectorised over the batch: the first bad table is reported.
+    """
     s = np.asarray(balls.s)
-    fields = {
-        name: np.atleast_1d(np.asarray(getattr(strikes, name), dtype=np.float64))
+    batch = len(s) > 1
+    f = {
+        name: np.broadcast_to(np.asarray(getattr(strikes, name), dtype=np.float64), (len(s),))
         for name in ("ball", "speed", "phi", "theta", "a", "b")
     }
-    batch = len(s) > 1
-    for k in range(len(s)):
-        ball = fields["ball"][k]
-        where = _where(k, batch)
-        for name, value in fields.items():
-            if not np.isfinite(value[k]):
-                raise InputError(f"{where}strike.{name}: not a finite number")
-        if ball != int(ball) or not 0 <= ball < s.shape[1]:
-            raise InputError(f"{where}strike.ball: unknown ball id {ball}; ids are 0..{s.shape[1] - 1}")
-        if s[k, int(ball)] in (ABSENT, POCKETED):
-            raise InputError(f"{where}strike.ball: ball {int(ball)} is not on the table")
-        if not 0 < fields["speed"][k] <= MAX_SPEED:
-            raise InputError(f"{where}strike.speed: {fields['speed'][k]} m/s is outside (0, {MAX_SPEED}]")
-        if not 0 <= fields["theta"][k] <= MAX_ELEVATION:
-            raise InputError(
-                f"{where}strike.theta: {fields['theta'][k]} degrees is outside [0, {MAX_ELEVATION}]"
-            )
-        offset = np.hypot(fields["a"][k], fields["b"][k])
-        if offset > MAX_TIP_OFFSET:
-            raise InputError(
-                f"{where}strike.a/b: tip offset {offset:.3f} R is beyond {MAX_TIP_OFFSET} R (a miscue)"
-            )
+
+    def fail(bad: np.ndarray, message: str) -> None:
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise InputError(_where(k, batch) + message.format(**{n: v[k] for n, v in f.items()}))
+
+    for name in f:
+        fail(~np.isfinite(f[name]), f"strike.{name}: not a finite number")
+    ball = f["ball"]
+    fail(
+        (ball != np.round(ball)) | (ball < 0) | (ball >= s.shape[1]),
+        f"strike.ball: unknown ball id {{ball}}; ids are 0..{s.shape[1] - 1}",
+    )
+    state = s[np.arange(len(s)), ball.astype(np.int64)]
+    fail((state == ABSENT) | (state == POCKETED), "strike.ball: ball {ball:.0f} is not on the table")
+    fail(
+        ~((f["speed"] > 0) & (f["speed"] <= MAX_SPEED)),
+        f"strike.speed: {{speed}} m/s is outside (0, {MAX_SPEED}]",
+    )
+    fail(
+        ~((f["theta"] >= 0) & (f["theta"] <= MAX_ELEVATION)),
+        f"strike.theta: {{theta}} degrees is outside [0, {MAX_ELEVATION}]",
+    )
+    offset = np.hypot(f["a"], f["b"])
+    f["offset"] = offset
+    fail(
+        offset > MAX_TIP_OFFSET,
+        f"strike.a/b: tip offset {{offset:.3f}} R is beyond {MAX_TIP_OFFSET} R (a miscue)",
+    )
