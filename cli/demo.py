@@ -15,7 +15,6 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 import piramida.physics as ph
-from piramida.cli.draw import draw_shot
 from piramida.cli.spec import result_to_json
 from piramida.physics.layouts import break_positions
 from piramida.physics.trajectory import trajectory
@@ -38,6 +37,8 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Simulate and report."""
+    from piramida.cli.draw import draw_shot  # matplotlib: only this command needs it
+
     console = Console()
     table, params = ph.preset(), ph.PYRAMID_PARAMS
     positions = break_positions(float(table.width), float(table.length), float(params.R))

@@ -18,14 +18,6 @@ from piramida.physics.params import PhysicsParams
 
 # Motion states (pooltool's codes, plus ABSENT for an id with no ball on the table).
 STATIONARY, SPINNING, SLIDING, ROLLING, POCKETED, ABSENT = range(6)
-STATE_NAMES: tuple[str, ...] = (
-    "stationary",
-    "spinning",
-    "sliding",
-    "rolling",
-    "pocketed",
-    "absent",
-)
 # Speeds below this (m/s, also R * |w|) count as zero when a state is classified.
 REST_SPEED = 1e-12
 
