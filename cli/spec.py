@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import piramida.physics as ph
-from piramida.physics.kernel import DEFAULT_CAPACITY
+from piramida.physics.kernel import DEFAULT_CAPACITY, contact_distance
 from piramida.physics.layouts import MAX_BALLS
 from piramida.physics.params import PARAM_NAMES
 from piramida.physics.table import DEFAULT_TABLE, PRESETS, SPEC_FIELDS, TableSpec
@@ -176,7 +176,7 @@ def parse_request(value: Any) -> Request:
         raise SpecError(f"record: expected true or false, got {record!r}")
     batched = jax.tree_util.tree_map(lambda x: x[None], balls)
     try:
-        check_balls(table, batched, float(params.R))
+        check_balls(table, batched, float(params.R), float(contact_distance(table, params, models)))
         if strike is not None:
             check_strikes(jax.tree_util.tree_map(lambda x: np.asarray(x)[None], strike), batched)
     except InputError as err:

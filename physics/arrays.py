@@ -18,3 +18,22 @@ def put(x: Any, index: Any, value: Any, axis: int = 0) -> Any:
     shape[axis] = n
     mask = (jnp.arange(n) == index).reshape(shape)
     return jnp.where(mask, jnp.expand_dims(value, axis) if jnp.ndim(value) else value, x)
+
+
+def dot(a: Any, b: Any) -> Any:
+    """Sum of a * b over the last axis, added left to right in plain element-wise ops.
+
+    A `dot` or a `reduce` lets XLA pick the summation order and instructions per compiled
+    shape, so the same table could get different last bits alone and inside a batch;
+    written out, every shape computes the same sums.
+    """
+    products = jnp.asarray(a) * jnp.asarray(b)
+    total = products[..., 0]
+    for k in range(1, products.shape[-1]):
+        total = total + products[..., k]
+    return total
+
+
+def norm(a: Any) -> Any:
+    """Euclidean length over the last axis, with `dot`'s fixed summation order."""
+    return jnp.sqrt(dot(a, a))

@@ -21,8 +21,9 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from jax.sharding import Mesh, PartitionSpec
 
+from piramida.physics import arrays
 from piramida.physics import events as ev
 from piramida.physics.arrays import put
 from piramida.physics.markings import centre_line_side
@@ -51,10 +52,19 @@ LINE, ARC, HOLE, CENTRE = range(4)
 # and the start snapshot: the rules' epsilon_contact (RULES.en.md III.6).
 CONTACT_EPS = 1e-4
 DEFAULT_CAPACITY = 256
-# Events per chunk of the event loop, and the smallest window of tables stepped together
-# (see `_run_events`).
+# Events per chunk of the event loop (see `_run_events`).
 CHUNK_EVENTS = 8
-MIN_WINDOW = 256
+# Tables stepped together (see `_run_events`). Every table is computed by code compiled
+# for exactly this many tables, whatever the batch size, so a table's result does not
+# depend on the batch it came in (XLA fuses, and so rounds, differently per shape). A CPU
+# gains little from wide windows; a GPU needs them to fill its cores.
+CPU_WINDOW = 8
+ACCELERATOR_WINDOW = 8192
+
+
+def default_window() -> int:
+    """The window for the default backend: narrow on a CPU, wide on a GPU."""
+    return CPU_WINDOW if jax.default_backend() == "cpu" else ACCELERATOR_WINDOW
 
 
 @jax.tree_util.register_dataclass
@@ -131,7 +141,7 @@ def contact_distance(table: Table, p: PhysicsParams, models: Models) -> Any:
 
 def _line_frames(table: Table) -> tuple[Any, Any, Any]:
     d = table.line_b - table.line_a
-    length = jnp.linalg.norm(d, axis=-1)
+    length = arrays.norm(d)
     along = d / length[:, None]
     normal = jnp.stack([-along[:, 1], along[:, 0]], axis=-1)
     return along, normal, length
@@ -142,11 +152,11 @@ def _circle_coeffs(r: Any, v: Any, half_a: Any, centre: Any, radius: Any) -> Any
     d = r - centre
     return jnp.stack(
         [
-            d @ d - radius**2,
-            2 * d @ v,
-            v @ v + 2 * d @ half_a,
-            2 * v @ half_a,
-            half_a @ half_a,
+            arrays.dot(d, d) - radius**2,
+            2 * arrays.dot(d, v),
+            arrays.dot(v, v) + 2 * arrays.dot(d, half_a),
+            2 * arrays.dot(v, half_a),
+            arrays.dot(half_a, half_a),
         ]
     )
 
@@ -185,12 +195,14 @@ def _rail_entry(
 
     def line_time(a: Any, u: Any, nrm: Any, ln: Any) -> Any:
         def one_side(n_side: Any) -> Any:
-            coeffs = jnp.stack([n_side @ (r - a) - c, n_side @ v, n_side @ half_a])
+            coeffs = jnp.stack(
+                [arrays.dot(n_side, r - a) - c, arrays.dot(n_side, v), arrays.dot(n_side, half_a)]
+            )
             # An overlap of up to half the contact distance counts as a contact now; the
             # far side of a line is at least 2c away, and must not.
             tau = first_entry_quadratic(coeffs, h, c / 2)
             at = r + v * tau + half_a * tau**2
-            s = u @ (at - a)
+            s = arrays.dot(u, at - a)
             return jnp.where((s >= 0) & (s <= ln), tau, jnp.inf)
 
         return jnp.minimum(one_side(nrm), one_side(-nrm))
@@ -221,11 +233,11 @@ def touching_cushion(r: Any, table: Table, c: Any) -> Any:
     """
     along, normal, length = _line_frames(table)
     rel = r - table.line_a
-    s = jnp.sum(rel * along, axis=-1)
-    gap_line = jnp.abs(jnp.sum(rel * normal, axis=-1)) - c
+    s = arrays.dot(rel, along)
+    gap_line = jnp.abs(arrays.dot(rel, normal)) - c
     on_line = (s >= 0) & (s <= length) & (gap_line <= CONTACT_EPS)
     line_id = jnp.where(table.line_cushion >= 0, table.line_cushion, ev.JAW_TOUCH_OFFSET + table.line_pocket)
-    gap_arc = jnp.linalg.norm(r - table.arc_centre, axis=-1) - table.arc_radius - c
+    gap_arc = arrays.norm(r - table.arc_centre) - table.arc_radius - c
     on_arc = gap_arc <= CONTACT_EPS
     ids = jnp.concatenate([line_id, ev.JAW_TOUCH_OFFSET + table.arc_pocket])
     hits = jnp.concatenate([on_line, on_arc])
@@ -235,7 +247,7 @@ def touching_cushion(r: Any, table: Table, c: Any) -> Any:
 def _snapshot(balls: BallState, table: Table, p: PhysicsParams, c: Any) -> Snapshot:
     in_play = balls.s < POCKETED
     cushion_ids = jax.vmap(lambda r: touching_cushion(r, table, c))(balls.r)
-    gaps = jnp.linalg.norm(balls.r[:, None] - balls.r[None], axis=-1) - 2 * p.R
+    gaps = arrays.norm(balls.r[:, None] - balls.r[None]) - 2 * p.R
     pair_ok = in_play[:, None] & in_play[None] & ~jnp.eye(balls.s.shape[0], dtype=bool)
     return Snapshot(
         cushion=jnp.where(in_play, cushion_ids, -1),
@@ -319,7 +331,7 @@ def _apply_event(
     line = jnp.minimum(idx, normal.shape[0] - 1)
     arc = jnp.minimum(idx, table.arc_centre.shape[0] - 1)
     line_n = normal[line]
-    line_n = jnp.where(line_n @ (r[i] - table.line_a[line]) >= 0, line_n, -line_n)
+    line_n = jnp.where(arrays.dot(line_n, r[i] - table.line_a[line]) >= 0, line_n, -line_n)
     arc_centre, arc_reach = table.arc_centre[arc], table.arc_radius[arc] + c
     kissed = jnp.where(
         kind == ARC,
@@ -328,9 +340,9 @@ def _apply_event(
     )
     r = put(r, i, jnp.where(bounce, kissed, r[i]))
     arc_d = r[i] - arc_centre
-    toward_ball = jnp.where(kind == ARC, arc_d / jnp.linalg.norm(arc_d), line_n)
+    toward_ball = jnp.where(kind == ARC, arc_d / arrays.norm(arc_d), line_n)
     # How far the ball centre stands from the contact edge (the cushion models tilt by it).
-    reach = jnp.where(kind == ARC, jnp.linalg.norm(arc_d), (r[i] - table.line_a[line]) @ line_n)
+    reach = jnp.where(kind == ARC, arrays.norm(arc_d), arrays.dot(r[i] - table.line_a[line], line_n))
     v_c, w_c = cushion.rebound(v[i], w[i], -toward_ball, reach, p, table.cushion_height, models)
     settled_v, settled_w, settled_s = settle(v[i], w[i], s[i], p)
 
@@ -457,21 +469,19 @@ def _start(
 
 
 def _run_events(sims: _Sim, table: Table, p: PhysicsParams, models: Models, c: Any, window: int) -> _Sim:
-    """Step a batch of tables (leading axis B) until every shot has ended.
+    """Step a batch of tables (leading axis B, a multiple of `window`) until every shot ends.
 
     The loop works in chunks of `CHUNK_EVENTS` events on a window of `window` tables,
     refilled before each chunk with tables whose shots are still running. A vmapped
     `while_loop` would step all B tables until the slowest one ends; here a long shot
-    holds only its window, and only once fewer than `window` shots are left.
+    holds only its window. The chunk is always compiled for `window` tables.
     """
-    batch = sims.done.shape[0]
     chunk = jax.vmap(
         lambda sim: jax.lax.fori_loop(0, CHUNK_EVENTS, lambda _, s: _step(s, table, p, models, c), sim)
     )
 
     def refill_and_run(sims: _Sim) -> _Sim:
-        if window >= batch:
-            return chunk(sims)
+        # Gathered even when the window is the whole batch: one program shape for all sizes.
         running_first = jnp.argsort(sims.done, stable=True)[:window]
         part = chunk(jax.tree_util.tree_map(lambda x: x[running_first], sims))
         return jax.tree_util.tree_map(lambda x, y: x.at[running_first].set(y), sims, part)
@@ -479,12 +489,21 @@ def _run_events(sims: _Sim, table: Table, p: PhysicsParams, models: Models, c: A
     return jax.lax.while_loop(lambda s: ~jnp.all(s.done), refill_and_run, sims)
 
 
-def _window(batch: int) -> int:
-    """Tables stepped together: all of a small batch, a quarter of a large one."""
-    return batch if batch <= MIN_WINDOW else max(MIN_WINDOW, batch // 4)
+def _by_window(fn: Any, window: int, *trees: Any) -> Any:
+    """`vmap(fn)` over a batch (a multiple of `window`), compiled for `window` tables."""
+    tiles = jax.tree_util.tree_map(lambda x: x.reshape(-1, window, *x.shape[1:]), trees)
+    out = jax.lax.map(lambda tile: jax.vmap(fn)(*tile), tiles)
+    return jax.tree_util.tree_map(lambda x: x.reshape(-1, *x.shape[2:]), out)
 
 
-@partial(jax.jit, static_argnames=("models", "capacity", "record"))
+def _pad(tree: Any, size: int) -> Any:
+    """The batch grown to `size` tables with copies of its first table."""
+    return jax.tree_util.tree_map(
+        lambda x: jnp.concatenate([x, jnp.repeat(x[:1], size - x.shape[0], axis=0)]), tree
+    )
+
+
+@partial(jax.jit, static_argnames=("models", "capacity", "record", "window"))
 def _simulate_batch(
     balls: BallState,
     strikes: Strike | None,
@@ -493,12 +512,18 @@ def _simulate_batch(
     models: Models,
     capacity: int,
     record: bool,
+    window: int,
 ) -> ShotResult:
+    batch = balls.s.shape[0]
+    padded = -(-batch // window) * window
+    balls, strikes = _pad((balls, strikes), padded)
     c = contact_distance(table, p, models)
-    start = jax.vmap(lambda b: _snapshot(b, table, p, c))(balls)
-    sims = jax.vmap(lambda b, s: _start(b, s, table, p, capacity, record, c))(balls, strikes)
-    sims = _run_events(sims, table, p, models, c, _window(balls.s.shape[0]))
-    return ShotResult(
+    start = _by_window(lambda b: _snapshot(b, table, p, c), window, balls)
+    sims = _by_window(lambda b, s: _start(b, s, table, p, capacity, record, c), window, balls, strikes)
+    # The copies that fill the last window start finished: they never take a window slot.
+    sims = _replace(sims, done=sims.done | (jnp.arange(padded) >= batch))
+    sims = _run_events(sims, table, p, models, c, window)
+    result = ShotResult(
         final=sims.balls,
         pocket=sims.pocket,
         pocket_time=sims.pocket_time,
@@ -507,6 +532,7 @@ def _simulate_batch(
         start=start,
         history=sims.history,
     )
+    return jax.tree_util.tree_map(lambda x: x[:batch], result)
 
 
 def simulate(
@@ -518,12 +544,15 @@ def simulate(
     capacity: int = DEFAULT_CAPACITY,
     record: bool = False,
     validate: bool = True,
+    window: int | None = None,
 ) -> ShotResult:
     """Simulate one shot on each of B tables (one `jit`, batched over the leading axis).
 
-    With several local devices (GPUs, or CPU devices from
-    `XLA_FLAGS=--xla_force_host_platform_device_count=N`) the batch is sharded over a
-    one-axis `Mesh` of all of them when B divides evenly; the result stays sharded.
+    A table's result is the same to the last bit in a batch of any size, as long as the
+    window is the same. With several local devices (GPUs, or CPU devices from
+    `XLA_FLAGS=--xla_force_host_platform_device_count=N`) the batch is split over all of
+    them when B divides evenly (`shard_map` on a one-axis `Mesh`: each device runs its own
+    event loop on its share); the result stays sharded.
 
     Args:
       table: the table (shared by all B tables).
@@ -535,6 +564,7 @@ def simulate(
       record: keep every ball's state after each event (for `trajectory`).
       validate: check the inputs on the host first (`validate.InputError` if bad);
         skipped automatically when the inputs are traced.
+      window: tables stepped together (static); `default_window()` if None.
 
     Returns:
       A `ShotResult` with a leading (B,) axis.
@@ -542,19 +572,42 @@ def simulate(
     """
     traced = any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves((balls, strikes)))
     if validate and not traced:
-        check_balls(table, balls, float(params.R))
+        reach = float(contact_distance(table, params, models or Models()))
+        check_balls(table, balls, float(params.R), reach)
         if strikes is not None:
             check_strikes(strikes, balls)
-    if not traced:
-        balls, strikes = _shard(balls), _shard(strikes)
-    return _simulate_batch(balls, strikes, table, params, models or Models(), capacity, record)
+    options = {
+        "models": models or Models(),
+        "capacity": capacity,
+        "record": record,
+        "window": window or default_window(),
+    }
+    devices = len(jax.local_devices())
+    if not traced and devices > 1 and balls.s.shape[0] % devices == 0:
+        return _simulate_sharded(balls, strikes, table, params, devices=devices, **options)
+    return _simulate_batch(balls, strikes, table, params, **options)
 
 
-def _shard(tree: Any) -> Any:
-    """Place a batch's leading axis across all local devices (a no-op on one device)."""
-    devices = jax.local_devices()
-    leaves = jax.tree_util.tree_leaves(tree)
-    if len(devices) < 2 or not leaves or jnp.shape(leaves[0])[0] % len(devices):
-        return tree
-    mesh = Mesh(np.asarray(devices), ("tables",))
-    return jax.device_put(tree, NamedSharding(mesh, PartitionSpec("tables")))
+@partial(jax.jit, static_argnames=("models", "capacity", "record", "window", "devices"))
+def _simulate_sharded(
+    balls: BallState,
+    strikes: Strike | None,
+    table: Table,
+    p: PhysicsParams,
+    models: Models,
+    capacity: int,
+    record: bool,
+    window: int,
+    devices: int,
+) -> ShotResult:
+    """`_simulate_batch` on each device's share of the tables (the table axis split)."""
+    mesh = Mesh(np.asarray(jax.local_devices()[:devices]), ("tables",))
+    tables, shared = PartitionSpec("tables"), PartitionSpec()
+
+    def local(balls: BallState, strikes: Strike | None, table: Table, p: PhysicsParams) -> ShotResult:
+        return _simulate_batch(balls, strikes, table, p, models, capacity, record, window)
+
+    run = jax.shard_map(
+        local, mesh=mesh, in_specs=(tables, tables, shared, shared), out_specs=tables, check_vma=False
+    )
+    return run(balls, strikes, table, p)

@@ -14,6 +14,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from piramida.physics import arrays
 from piramida.physics.params import PhysicsParams
 
 # Motion states (pooltool's codes, plus ABSENT for an id with no ball on the table).
@@ -50,7 +51,7 @@ def contact_slip(v: Any, w: Any, R: Any) -> Any:
 
 
 def _unit(x: Any) -> Any:
-    norm = jnp.linalg.norm(x, axis=-1, keepdims=True)
+    norm = arrays.norm(x)[..., None]
     return jnp.where(norm > 0, x / jnp.where(norm > 0, norm, 1.0), 0.0)
 
 
@@ -74,8 +75,8 @@ def transition_time(state: BallState, p: PhysicsParams) -> Any:
     Sliding ends when the slip vanishes, 2|u| / (7 u_s g); rolling when the ball stops,
     |v| / (u_r g); spinning when w_z reaches 0, |w_z| / (5 u_sp g / 2R).
     """
-    slide = 2.0 * jnp.linalg.norm(contact_slip(state.v, state.w, p.R), axis=-1) / (7.0 * p.u_s * p.g)
-    roll = jnp.linalg.norm(state.v, axis=-1) / (p.u_r * p.g)
+    slide = 2.0 * arrays.norm(contact_slip(state.v, state.w, p.R)) / (7.0 * p.u_s * p.g)
+    roll = arrays.norm(state.v) / (p.u_r * p.g)
     spin = jnp.abs(state.w[:, 2]) / spin_decay_rate(p)
     return jnp.select(
         [state.s == SLIDING, state.s == ROLLING, state.s == SPINNING],
@@ -113,9 +114,9 @@ def advance(state: BallState, dt: Any, p: PhysicsParams) -> BallState:
 
 def classify(v: Any, w: Any, p: PhysicsParams) -> Any:
     """The motion state a free ball with velocity `v` and spin `w` is in, (...,)."""
-    speed = jnp.linalg.norm(v, axis=-1)
-    slip = jnp.linalg.norm(contact_slip(v, w, p.R), axis=-1)
-    spin_xy = p.R * jnp.linalg.norm(w[..., :2], axis=-1)
+    speed = arrays.norm(v)
+    slip = arrays.norm(contact_slip(v, w, p.R))
+    spin_xy = p.R * arrays.norm(w[..., :2])
     spin_z = p.R * jnp.abs(w[..., 2])
     at_rest = (speed <= REST_SPEED) & (spin_xy <= REST_SPEED)
     return jnp.where(
@@ -142,5 +143,5 @@ def settle(v: Any, w: Any, s: Any, p: PhysicsParams) -> tuple[Any, Any, Any]:
         STATIONARY,
     )
     # A slide that ends with the ball already at rest goes straight to its rest state.
-    new_s = jnp.where((s == SLIDING) & (jnp.linalg.norm(v) <= REST_SPEED), classify(v, new_w, p), new_s)
+    new_s = jnp.where((s == SLIDING) & (arrays.norm(v) <= REST_SPEED), classify(v, new_w, p), new_s)
     return new_v, new_w, new_s.astype(jnp.int32)

@@ -95,7 +95,8 @@ def first_entry(coeffs: Any, horizon: Any, touch: Any) -> Any:
     """
     valid = jnp.isfinite(horizon) & (horizon > 0)
     H = jnp.where(valid, jnp.minimum(horizon, MAX_HORIZON), 1.0)
-    g = coeffs * H ** jnp.arange(5)  # f(H s) for s in [0, 1]
+    H2 = H * H
+    g = coeffs * jnp.stack([jnp.ones_like(H), H, H2, H2 * H, H2 * H2])  # f(H s), s in [0, 1]
     crit = _cubic_roots(4 * g[4], 3 * g[3], 2 * g[2], g[1])
     crit = _sort3(jnp.where(jnp.isfinite(crit) & (crit > 0) & (crit < 1), crit, 1.0))
     knots = jnp.concatenate([jnp.zeros(1), crit, jnp.ones(1)])

@@ -15,6 +15,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from piramida.physics import arrays
 from piramida.physics.arrays import put
 from piramida.physics.motion import BallState
 from piramida.physics.params import PhysicsParams
@@ -60,7 +61,7 @@ def cue_impulse(strike: Strike, p: PhysicsParams) -> tuple[Any, Any]:
     contact = side * right + height * up - depth * aim
     axis = jnp.cos(theta) * aim - jnp.sin(theta) * up
     lever = jnp.cross(contact, axis)
-    impulse = 2.0 * p.m * strike.speed / (1.0 + p.m / p.cue_mass + 2.5 / p.R**2 * (lever @ lever))
+    impulse = 2.0 * p.m * strike.speed / (1.0 + p.m / p.cue_mass + 2.5 / p.R**2 * arrays.dot(lever, lever))
     v = impulse / p.m * axis
     w = impulse * lever / (0.4 * p.m * p.R**2)
     return v[:2], w

@@ -25,13 +25,18 @@ def _where(table_index: int, batch: bool) -> str:
     return f"table {table_index}: " if batch else ""
 
 
-def check_balls(table: Table, balls: BallState, R: float) -> None:
+def check_balls(table: Table, balls: BallState, R: float, reach: float | None = None) -> None:
     """Raise `InputError` for NaN, off-cloth or overlapping balls, and bad shapes.
 
     Args:
       balls: (B, N, ...) batched ball states.
+      R: ball radius (balls may not overlap).
+      reach: how close a centre may come to a cushion nose line: the contact distance of
+        the cushion model (R cos(theta) where the nose meets the ball above its equator,
+        so a ball frozen to a cushion is valid), R if None.
 
     """
+    reach = R if reach is None else reach
     r, v, w, s = (np.asarray(x) for x in (balls.r, balls.v, balls.w, balls.s))
     if r.ndim != 3 or r.shape[-1] != 2 or r.shape[1] > MAX_BALLS:
         raise InputError(f"balls: expected positions of shape (tables, <= {MAX_BALLS}, 2), got {r.shape}")
@@ -43,16 +48,14 @@ def check_balls(table: Table, balls: BallState, R: float) -> None:
             raise InputError(f"{_where(k, len(r) > 1)}ball {ball}: {name} is not a finite number")
     on_table = (s != ABSENT) & (s != POCKETED)
     x, y = r[..., 0], r[..., 1]
-    off = on_table & ((x < R) | (x > width - R) | (y < R) | (y > length - R))
-    off &= ~np.isclose(
-        np.minimum(np.minimum(x - R, width - R - x), np.minimum(y - R, length - R - y)), 0, atol=1e-12
-    )
+    inside = np.minimum(np.minimum(x - reach, width - reach - x), np.minimum(y - reach, length - reach - y))
+    off = on_table & (inside < 0) & ~np.isclose(inside, 0, atol=1e-12)
     if off.any():
         k, ball = np.argwhere(off)[0]
         raise InputError(
             f"{_where(k, len(r) > 1)}ball {ball}: centre ({x[k, ball]:.4f}, {y[k, ball]:.4f}) is off the "
-            f"cloth: a centre must be at least R = {R} m inside the cushion nose lines, "
-            f"x in [{R}, {width - R:.4f}], y in [{R}, {length - R:.4f}]"
+            f"cloth: a centre must be at least {reach:.5f} m inside the cushion nose lines, "
+            f"x in [{reach:.5f}, {width - reach:.4f}], y in [{reach:.5f}, {length - reach:.4f}]"
         )
     gaps = np.linalg.norm(r[:, :, None] - r[:, None], axis=-1) - 2 * R
     both = on_table[:, :, None] & on_table[:, None]

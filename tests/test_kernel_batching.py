@@ -113,15 +113,12 @@ def big(random_shots: Any) -> tuple[Any, Any, Any]:
     return balls, strikes, simulate(balls, strikes)
 
 
-# Known gap (issue 2, left open): the compiled batch size changes the last bits of some
-# results (B = 1 vs B = 2 already differ by 1e-10 s at the first contact of a break, and a
-# break's chaos amplifies that to 1e-8 s and 0.5 um after 64 events); where a table sits in
-# a batch does not matter, and runs are deterministic.
-@pytest.mark.xfail(strict=True, reason="results depend on the compiled batch size in the last bits")
 @pytest.mark.slow
 def test_a_table_alone_and_inside_a_batch_of_1024_give_identical_results(alone: Any, big: Any) -> None:
     # vmap must not couple tables: the loop runs until the slowest of the 1024 tables
-    # stops, and a finished table must stay exactly as it finished. Bitwise, not approx:
+    # stops, and a finished table must stay exactly as it finished; and every table is
+    # computed by code compiled for one window of tables, whatever the batch size (XLA
+    # rounds differently per compiled shape). Bitwise, not approx:
     # the referee compares event times, and any coupling shows up as a changed bit. The
     # break fills its 64-event log, so the 64 events up to there are compared.
     inside = one(big[2], PLACE)
@@ -230,15 +227,12 @@ def start_sharded_runs_early(request: Any) -> None:
         request.getfixturevalue("sharded_runs")
 
 
-# Sharding itself is exact (the sharded batch of 8 equals two unsharded batches of 4, bit
-# for bit), but each device runs a batch of 4, and the batch size changes the last bits.
-@pytest.mark.xfail(strict=True, reason="per-device batch of 4 vs 8: see the batch-size test")
 @pytest.mark.slow
 def test_sharded_batch_matches_unsharded(sharded_runs: Any) -> None:
-    # With two devices (forced CPU devices here, GPUs in production) simulate shards the
-    # batch's table axis over a one-axis Mesh and each device runs its half: every table
-    # must come out exactly as in the same batch run on one device, and the result must
-    # stay spread over both devices.
+    # With two devices (forced CPU devices here, GPUs in production) simulate splits the
+    # batch's table axis over a one-axis Mesh and each device runs its own event loop on
+    # its half: every table must come out exactly as in the same batch run on one device,
+    # and the result must stay spread over both devices.
     results = {}
     for devices, (child, outputs, log) in sharded_runs.items():
         child.wait(timeout=600)

@@ -15,6 +15,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
+from piramida.physics import arrays
 from piramida.physics.params import Models, PhysicsParams
 
 # Alciatore TP A-14's fit of ball-ball friction to relative surface speed (m/s).
@@ -24,12 +25,12 @@ ALCIATORE_A, ALCIATORE_B, ALCIATORE_C = 9.951e-3, 0.108, 1.088
 def _frame(r1: Any, r2: Any) -> tuple[Any, Any]:
     """Unit line of centres n (1 -> 2) and its in-plane perpendicular t, as 3-vectors."""
     d = r2 - r1
-    n = d / jnp.linalg.norm(d)
+    n = d / arrays.norm(d)
     return jnp.array([n[0], n[1], 0.0]), jnp.array([-n[1], n[0], 0.0])
 
 
 def _to_frame(x: Any, n: Any, t: Any) -> Any:
-    return jnp.array([x @ n, x @ t, x[2]])
+    return jnp.array([arrays.dot(x, n), arrays.dot(x, t), x[2]])
 
 
 def _from_frame(x: Any, n: Any, t: Any) -> Any:
@@ -49,7 +50,7 @@ def friction(v1: Any, w1: Any, v2: Any, w2: Any, p: PhysicsParams, models: Model
     # Tangential surface velocities at the contact point, relative.
     s1 = v1 - v1[0] * x + jnp.cross(w1, p.R * x)
     s2 = v2 - v2[0] * x + jnp.cross(w2, -p.R * x)
-    speed = jnp.linalg.norm(s1 - s2)
+    speed = arrays.norm(s1 - s2)
     return ALCIATORE_A + ALCIATORE_B * jnp.exp(-ALCIATORE_C * speed)
 
 
@@ -91,7 +92,7 @@ def _frictional_tangent(
     V1, V2 = V1 * keep_t, V2 * keep_t
     W1, W2 = W1 * keep_t, W2 * keep_t
     slip = _surface_velocity(V1, W1, x, R) - _surface_velocity(V2, W2, -x, R)
-    slip_speed = jnp.linalg.norm(slip)
+    slip_speed = arrays.norm(slip)
     has_slip = slip_speed > 1e-14
     slip_dir = slip / jnp.where(has_slip, slip_speed, 1.0)
     # Sliding throughout: a friction impulse mu * |dv_n| against the slip.
@@ -99,7 +100,7 @@ def _frictional_tangent(
     dw = 2.5 / R * jnp.cross(x, dv)
     after = _surface_velocity(V1 + dv, W1 + dw, x, R) - _surface_velocity(V2 - dv, W2 + dw, -x, R)
     # Slip would reverse: the surfaces stick, and the impulse is the one that ends slip.
-    stick = (~has_slip) | (slip @ after <= 0)
+    stick = (~has_slip) | (arrays.dot(slip, after) <= 0)
     dv_stick = -(1.0 / 7.0) * (V1 - V2 + R * jnp.cross(W1 + W2, x))
     dw_stick = -(5.0 / 14.0) * (jnp.cross(x, V1 - V2) / R + W1 + W2)
     dv = jnp.where(stick, dv_stick, dv)

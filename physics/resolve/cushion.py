@@ -13,13 +13,16 @@ from typing import Any
 
 import jax.numpy as jnp
 
+from piramida.physics import arrays
 from piramida.physics.params import Models, PhysicsParams
 from piramida.physics.resolve.stronge import stronge_compliant
 
 
 def _to_frame(v: Any, w: Any, n: Any) -> tuple[Any, Any]:
     t = jnp.array([-n[1], n[0]])
-    return jnp.array([v @ n, v @ t, 0.0]), jnp.array([w[:2] @ n, w[:2] @ t, w[2]])
+    return jnp.array([arrays.dot(v, n), arrays.dot(v, t), 0.0]), jnp.array(
+        [arrays.dot(w[:2], n), arrays.dot(w[:2], t), w[2]]
+    )
 
 
 def _from_frame(V: Any, W: Any, n: Any) -> tuple[Any, Any]:

@@ -15,6 +15,8 @@ from typing import Any
 
 import jax.numpy as jnp
 
+from piramida.physics import arrays
+
 # pooltool's `MIN_DIST`: the gap left between the surfaces of a resolved contact (m).
 CONTACT_GAP = 1e-6
 # Larger corrections fall back to a push along the normal (pooltool's factor).
@@ -37,18 +39,18 @@ def _nearest_root(alpha: Any, beta: Any, gamma: Any) -> tuple[Any, Any]:
 
 
 def _unit(x: Any) -> Any:
-    return x / jnp.maximum(jnp.linalg.norm(x), 1e-300)
+    return x / jnp.maximum(arrays.norm(x), 1e-300)
 
 
 def ball_ball(r1: Any, v1: Any, r2: Any, v2: Any, moving: Any, R: Any) -> tuple[Any, Any]:
     """Positions (2,) of two touching balls moved to `2R + CONTACT_GAP` apart."""
     target = 2 * R + CONTACT_GAP
     B, C = v2 - v1, r2 - r1
-    t, ok = _nearest_root(B @ B, 2 * B @ C, C @ C - target**2)
+    t, ok = _nearest_root(arrays.dot(B, B), 2 * arrays.dot(B, C), arrays.dot(C, C) - target**2)
     traced1, traced2 = r1 + t * v1, r2 + t * v2
-    shift = jnp.linalg.norm((traced1 + traced2 - r1 - r2) / 2)
+    shift = arrays.norm((traced1 + traced2 - r1 - r2) / 2)
     normal = _unit(C)
-    push = (target - jnp.linalg.norm(C)) / 2
+    push = (target - arrays.norm(C)) / 2
     use_trace = moving & ok & (shift <= MAX_SHIFT)
     return (
         jnp.where(use_trace, traced1, r1 - push * normal),
@@ -66,14 +68,14 @@ def line(r: Any, v: Any, normal_in: Any, point: Any, reach: Any, moving: Any) ->
 
     """
     target = reach + CONTACT_GAP
-    d0 = (r - point) @ normal_in
-    vn = v @ normal_in
+    d0 = arrays.dot(r - point, normal_in)
+    vn = arrays.dot(v, normal_in)
     safe_vn = jnp.where(vn != 0, vn, 1.0)
     t1, t2 = (target - d0) / safe_vn, (-target - d0) / safe_vn
     t = jnp.where(jnp.abs(t1) < jnp.abs(t2), t1, t2)
     traced = r + t * v
     pushed = r - (target + d0) * normal_in  # the foot of the perpendicular, then target back
-    use_trace = moving & (vn != 0) & (jnp.linalg.norm(t * v) <= MAX_SHIFT)
+    use_trace = moving & (vn != 0) & (arrays.norm(t * v) <= MAX_SHIFT)
     return jnp.where(use_trace, traced, pushed)
 
 
@@ -81,8 +83,8 @@ def circle(r: Any, v: Any, centre: Any, reach: Any, moving: Any) -> Any:
     """Ball position (2,) moved to `reach + CONTACT_GAP` from a jaw nose's centre."""
     target = reach + CONTACT_GAP
     diff = r - centre
-    t, ok = _nearest_root(v @ v, 2 * diff @ v, diff @ diff - target**2)
+    t, ok = _nearest_root(arrays.dot(v, v), 2 * arrays.dot(diff, v), arrays.dot(diff, diff) - target**2)
     traced = r + t * v
     pushed = centre + target * _unit(diff)
-    use_trace = moving & ok & (jnp.linalg.norm(t * v) <= MAX_SHIFT)
+    use_trace = moving & ok & (arrays.norm(t * v) <= MAX_SHIFT)
     return jnp.where(use_trace, traced, pushed)

@@ -25,6 +25,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from piramida.physics import arrays
 from piramida.physics.params import PhysicsParams
 
 # Tangential inverse-mass coefficient of a solid sphere against a fixed half-space:
@@ -60,7 +61,7 @@ def _arccos(x: Any) -> Any:
 
 def _safe_norm(x: Any) -> Any:
     """Euclidean norm that is 0 (with a finite gradient) at the zero vector."""
-    sq = jnp.sum(x * x)
+    sq = arrays.dot(x, x)
     positive = sq > 0.0
     return jnp.where(positive, jnp.sqrt(jnp.where(positive, sq, 1.0)), 0.0)
 
@@ -203,12 +204,12 @@ def stronge_compliant(
     R = p.R
     reach = jnp.asarray(reach, dtype=V.dtype)
     normal = jnp.stack([-reach, jnp.zeros_like(reach), R - h + jnp.zeros_like(reach)])
-    normal = normal / jnp.sqrt(jnp.sum(normal * normal))
+    normal = normal / arrays.norm(normal)
     # Velocity of the ball's point of contact, at -R n from its centre.
     v_c = V + jnp.cross(W, -R * normal)
     # Spin adds nothing along the normal: take v_n0 from V alone, so that a ball sliding
     # along the cushion (n . V = 0) is never "approaching" by rounding.
-    v_n0 = normal @ V
+    v_n0 = arrays.dot(normal, V)
     n_cross_v = jnp.cross(normal, v_c)
     slip = _safe_norm(n_cross_v)
     v_t0 = -slip
