@@ -9,6 +9,10 @@ resolves it, logs it, and refreshes only the cache entries of the balls it touch
 - `rail_t` (N,): next contact of each ball with the table (cushion, jaw face, jaw nose,
   pocket capture circle) or centre-line crossing, with its kind and index;
 - motion transitions, recomputed in closed form every step (cheap).
+
+Ball-ball contacts due at the same instant (within `SIMULTANEOUS`) are one event, resolved
+together by `resolve.cluster` so that no contact goes first; a lone contact is
+`resolve.ball_ball.collide`, as pooltool resolves it.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from piramida.physics.motion import (
     transition_time,
 )
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
-from piramida.physics.resolve import ball_ball, cushion, kiss
+from piramida.physics.resolve import ball_ball, cluster, cushion, kiss
 from piramida.physics.roots import first_entry, first_entry_quadratic
 from piramida.physics.strike import Strike, strike_ball
 from piramida.physics.table import Table
@@ -60,6 +64,13 @@ CHUNK_EVENTS = 8
 # gains little from wide windows; a GPU needs them to fill its cores.
 CPU_WINDOW = 8
 ACCELERATOR_WINDOW = 8192
+WINDOW_AXIS = "window"  # the name of the window's vmapped axis
+# Events due within this time (s) of the earliest happen at once (`_next_event`). Mirror
+# images in a symmetric shot are due at the same time up to rounding, but slow contacts
+# magnify it (a position error dx shifts a contact at closing speed u by dx / u): measured
+# 2.4e-12 s apart in a 3 m/s break's pushes, which 1e-12 s let through and this does not.
+# A ball-ball impact lasts ~1e-4 s; at 10 m/s a ball moves 1e-8 m in this time.
+SIMULTANEOUS = 1e-9
 
 
 def default_window() -> int:
@@ -124,7 +135,7 @@ class _Sim:
     rail_idx: Any
     log: ev.EventLog
     history: BallState | None
-    pending: Any  # a ball whose cache entries still need refreshing, or -1
+    pending: Any  # (N,) balls whose cache entries still need refreshing
     done: Any
 
 
@@ -280,7 +291,13 @@ def _replace(sim: _Sim, **changes: Any) -> _Sim:
 
 
 def _next_event(sim: _Sim, p: PhysicsParams) -> tuple[Any, Any, Any, Any, Any]:
-    """The earliest cached event: (time, is ball-ball, is table contact, ball i, ball j)."""
+    """The next event: (time, is ball-ball, is table contact, ball i, ball j).
+
+    Events due within `SIMULTANEOUS` of the earliest happen at its time, those of a single
+    ball (table contacts, then motion transitions) first: they commute with each other, and
+    the ball-ball contacts of that instant are then resolved together (`_contacts_now`)
+    with every ball already in its new state.
+    """
     n = sim.balls.s.shape[0]
     upper = jnp.triu(jnp.ones((n, n), dtype=bool), 1)
     pair_t = jnp.where(upper, sim.pair_t, jnp.inf)
@@ -290,9 +307,11 @@ def _next_event(sim: _Sim, p: PhysicsParams) -> tuple[Any, Any, Any, Any, Any]:
     t_rail = sim.rail_t[rail_ball]
     trans_t = sim.t + transition_time(sim.balls, p)
     trans_ball = jnp.argmin(trans_t)
-    t_next = jnp.minimum(jnp.minimum(t_pair, t_rail), trans_t[trans_ball])
-    is_pair = t_pair <= t_next
-    is_rail = ~is_pair & (t_rail <= t_next)
+    t_trans = trans_t[trans_ball]
+    t_next = jnp.minimum(jnp.minimum(t_pair, t_rail), t_trans)
+    single = jnp.minimum(t_rail, t_trans) <= t_next + SIMULTANEOUS
+    is_pair = ~single
+    is_rail = single & (t_rail <= t_trans)
     i = jnp.select([is_pair, is_rail], [flat // n, rail_ball], trans_ball).astype(jnp.int32)
     j = jnp.where(is_pair, flat % n, i).astype(jnp.int32)
     return t_next, is_pair, is_rail, i, j
@@ -399,8 +418,54 @@ def _apply_event(
         log=log,
         history=history,
         # After a ball-ball contact, ball j's cache entries are refreshed in the next step.
-        pending=jnp.where(is_pair, j, -1),
+        pending=is_pair & (jnp.arange(sim.balls.s.shape[0]) == j),
     )
+
+
+def _contacts_now(sim: _Sim, t_next: Any, is_pair: Any) -> Any:
+    """The ball-ball contacts (N, N, upper triangle) that the next event resolves at once.
+
+    Empty unless the next event is a ball-ball contact chosen now (no refresh pending).
+    """
+    n = sim.balls.s.shape[0]
+    upper = jnp.triu(jnp.ones((n, n), dtype=bool), 1)
+    chosen = is_pair & jnp.isfinite(t_next) & ~jnp.any(sim.pending) & ~sim.done
+    return chosen & upper & (sim.pair_t <= t_next + SIMULTANEOUS)
+
+
+def _apply_contacts(
+    sim: _Sim, t_next: Any, contacts: Any, table: Table, p: PhysicsParams, models: Models, c: Any
+) -> _Sim:
+    """Advance every ball to t_next and resolve `contacts` together (`resolve.cluster`).
+
+    Each contact is logged; every ball they moved is left to refresh.
+    """
+    balls = advance(sim.balls, t_next - sim.t, p)
+    r, v, w = cluster.resolve(balls.r, balls.v, balls.w, contacts, _translating(balls.s), p, models)
+    involved = jnp.any(contacts, axis=0) | jnp.any(contacts, axis=1)
+    s = jnp.where(involved, classify(v, w, p), balls.s).astype(balls.s.dtype)
+    new_balls = BallState(r=r, v=v, w=w, s=s)
+    touch = jax.vmap(lambda x: touching_cushion(x, table, c))(r)
+    n = s.shape[0]
+    flat = contacts.reshape(-1)
+    rank = jnp.cumsum(flat) - 1
+    total = rank[-1] + 1
+
+    def log_one(m: Any, log: ev.EventLog) -> ev.EventLog:
+        # The m-th contact in pair order (a < b).
+        k = jnp.argmax(flat & (rank == m))
+        a, b = (k // n).astype(jnp.int32), (k % n).astype(jnp.int32)
+        return ev.record(log, t_next, ev.BALL_BALL, a, b, touch[a], touch[b])
+
+    log = jax.lax.fori_loop(0, total, log_one, sim.log)
+    history = sim.history
+    if history is not None:
+        slots = jnp.arange(history.s.shape[0])
+        new = (slots >= sim.log.count) & (slots < sim.log.count + total)
+        history = jax.tree_util.tree_map(
+            lambda h, x: jnp.where(new.reshape(-1, *[1] * x.ndim), x[None], h), history, new_balls
+        )
+    return _replace(sim, t=t_next, balls=new_balls, log=log, history=history, pending=involved)
 
 
 def _step(sim: _Sim, table: Table, p: PhysicsParams, models: Models, c: Any) -> _Sim:
@@ -408,17 +473,34 @@ def _step(sim: _Sim, table: Table, p: PhysicsParams, models: Models, c: Any) -> 
 
     Each step refreshes the cache entries of exactly one ball, the costly part: a ball-ball
     contact takes two steps (the second refreshes its other ball before the next event is
-    chosen), every other event one. Batched, a step costs the same for every table, so
-    this halves the cost of the common single-ball events.
+    chosen), simultaneous contacts one per ball they moved, every other event one. Batched,
+    a step costs the same for every table, so this halves the cost of the common
+    single-ball events.
+
+    Runs under a `vmap` over the window named `WINDOW_AXIS`. Simultaneous contacts are rare
+    and costly to resolve: they are resolved (first) only when some table of the window has
+    them, a branch taken or skipped for the whole window.
     """
-    t_next, is_pair, is_rail, i, j = _next_event(sim, p)
-    pending = sim.pending >= 0
+    event = _next_event(sim, p)
+    t_next, is_pair, is_rail, i, j = event
+    contacts = _contacts_now(sim, t_next, is_pair)
+    several = jnp.sum(contacts) > 1
+    anywhere = jax.lax.psum(several.astype(jnp.int32), WINDOW_AXIS) > 0
+
+    def together(sim: _Sim) -> _Sim:
+        resolved = _apply_contacts(sim, t_next, contacts, table, p, models, c)
+        return jax.tree_util.tree_map(lambda new, old: jnp.where(several, new, old), resolved, sim)
+
+    # After simultaneous contacts, the step goes on as a pending refresh of their first ball.
+    sim = jax.lax.cond(anywhere, together, lambda sim: sim, sim)
+    pending = jnp.any(sim.pending)
     ended = ~jnp.isfinite(t_next) & ~pending
     idle = sim.done | ended
     happened = _apply_event(sim, t_next, is_pair, is_rail, i, j, table, p, models, c)
     nxt = jax.tree_util.tree_map(lambda new, old: jnp.where(pending | idle, old, new), happened, sim)
-    nxt = _replace(nxt, pending=jnp.where(pending | idle, -1, happened.pending))
-    refreshed = _refresh(nxt, jnp.where(pending, sim.pending, i), table, p, c)
+    k = jnp.where(pending, jnp.argmax(sim.pending), i)
+    left = jnp.where(pending | idle, sim.pending, happened.pending) & (jnp.arange(sim.pending.shape[0]) != k)
+    refreshed = _refresh(_replace(nxt, pending=left), k, table, p, c)
     nxt = jax.tree_util.tree_map(lambda new, old: jnp.where(idle, old, new), refreshed, nxt)
     return _replace(nxt, done=idle | nxt.log.overflow)
 
@@ -463,7 +545,7 @@ def _start(
         rail_idx=rail_idx,
         log=log,
         history=history,
-        pending=jnp.int32(-1),
+        pending=jnp.zeros(n, dtype=bool),
         done=jnp.bool_(False),
     )
 
@@ -477,7 +559,8 @@ def _run_events(sims: _Sim, table: Table, p: PhysicsParams, models: Models, c: A
     holds only its window. The chunk is always compiled for `window` tables.
     """
     chunk = jax.vmap(
-        lambda sim: jax.lax.fori_loop(0, CHUNK_EVENTS, lambda _, s: _step(s, table, p, models, c), sim)
+        lambda sim: jax.lax.fori_loop(0, CHUNK_EVENTS, lambda _, s: _step(s, table, p, models, c), sim),
+        axis_name=WINDOW_AXIS,
     )
 
     def refill_and_run(sims: _Sim) -> _Sim:

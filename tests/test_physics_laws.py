@@ -1,16 +1,17 @@
 """Physical laws the kernel must obey, each checked against its closed form.
 
 Motion between events follows Leckie & Greenspan (rolling resistance u_r, sliding friction
-u_s); collisions conserve momentum and never create energy; a symmetric break stays
-symmetric; a ball rolled down a pocket's centre line drops and one aimed at a jaw nose
-does not; balls never end up inside each other.
+u_s); collisions conserve momentum and never create energy; contacts at one instant are
+resolved together; a symmetric break stays symmetric; a ball rolled down a pocket's centre
+line drops and one aimed at a jaw nose does not; balls never end up inside each other.
 
 Compiling the kernel costs ~25 s per distinct (table, models, capacity, batch size), so
-the scenarios share two batches of 32 tables (module fixtures, three compiles), and each
+the scenarios share batches of 32 tables (module fixtures, three compiles), and each
 test reads its rows: `rect` on the pocketless rectangle (balls given initial motion, no
-strike; the frictionless_elastic ball-ball model, whose collisions have a closed form)
-and `pockets` on the pyramid preset (cue strikes; the default frictional_inelastic
-ball-ball model with each cushion model). All runs record the ball states after every
+strike; the frictionless_elastic ball-ball model, whose collisions have a closed form),
+`elastic` on the same compile with e_b = 1, and `pockets` on the pyramid preset (cue
+strikes; the default frictional_inelastic ball-ball model with each cushion model). All
+runs record the ball states after every
 event (`res.history[k]` is the state right after log entry k), so the laws can be
 checked at every event.
 """
@@ -38,7 +39,9 @@ U_S, U_R, E_B = float(P.u_s), float(P.u_r), float(P.e_b)
 INERTIA = 2.0 / 5.0 * MASS * R**2  # solid sphere
 W, L = 1.775, 3.55
 BATCH = 32  # every batch in this module has this many tables: one compile per table/model
-CAPACITY = 256
+# A dead-straight 3 m/s break logs about 480 events: the second and third rows push each
+# other in mirror-image pairs of short contacts for 0.3 s.
+CAPACITY = 512
 STATIONARY, SPINNING, SLIDING, ROLLING, POCKETED, ABSENT = range(6)
 CUSHION_MODELS = ("han_2005", "stronge_compliant")
 # The rectangle runs the closed-form ball-ball model (and the default cushion model); the
@@ -411,6 +414,85 @@ def test_kinetic_energy_never_rises(rect: Any) -> None:
     assert energy_rises(res, range(BATCH)) == []
 
 
+# (heading of the striker in degrees, its speed in m/s, surface gap between the two balls it
+# meets): side by side, touching or a rack's gap apart, met at once.
+TWO_AT_ONCE_CASES = [(90.0, 2.0, 0.0), (90.0, 2.0, 1e-6), (30.0, 4.0, 0.0), (-135.0, 1.0, 1e-6)]
+
+
+def two_at_once(heading: float, speed: float, gap: float) -> ph.BallState:
+    """Ball 0 rolling along `heading` at balls 1 and 2, placed side by side across its path,
+    symmetrically about it, 0.3 m ahead of where it meets both at once (the three centres
+    then form an equilateral triangle when the two touch)."""
+    d, side = unit(heading), unit(heading + 90.0)
+    centre = np.array([0.8, 1.0])
+    half = R + gap / 2
+    start = centre - (np.sqrt(4 * R**2 - half**2) + 0.3) * d
+    v = speed * d
+    return moving([start, centre + half * side, centre - half * side], {0: v}, {0: rolling_spin(v)})
+
+
+@pytest.fixture(scope="module")
+def elastic() -> Any:
+    """The `two_at_once` cases on the rectangle with e_b = 1 (the `rect` compile)."""
+    rows = [two_at_once(*case) for case in TWO_AT_ONCE_CASES]
+    rows += [rows[0]] * (BATCH - len(rows))
+    res = ph.simulate(
+        ph.rectangle(W, L),
+        stack(rows),
+        None,
+        params=P.replace(e_b=1.0),
+        models=RECT_MODELS,
+        capacity=CAPACITY,
+        record=True,
+    )
+    return host(res)
+
+
+def test_one_ball_meeting_two_at_once_follows_simultaneous_restitution(elastic: Any) -> None:
+    # Both contacts are resolved as one impact (resolve.cluster): impulses P n_1, P n_2
+    # (per unit mass) on the met balls, along their unit normals n_k from the striker, and
+    # -P (n_1 + n_2) on the striker, which arrives at V along d. By symmetry the impulses
+    # are equal, and with cos(t) = n_k . d each contact separates at
+    #   P - (V - 2 P cos(t)) cos(t) = e V cos(t)   =>   P = (1 + e) V cos(t) / (1 + 2 cos(t)^2).
+    # The striker keeps (V - 2 P cos(t)) d; for touching balls t = 30 degrees, so with e = 1
+    # P = 2 sqrt(3) V / 5 and the striker comes back at V / 5, with every bit of the energy
+    # (1/25 + 2 * 12/25 = 1) and the momentum (-1/5 + 2 * 2 sqrt(3)/5 * sqrt(3)/2 = 1).
+    # Resolved one after the other, the contacts would leave the two balls with different
+    # speeds.
+    for row, (heading, speed, gap) in enumerate(TWO_AT_ONCE_CASES):
+        one = table(elastic, row)
+        contacts = np.flatnonzero(one.kind == ev.BALL_BALL)[:2]
+        k = contacts[-1]
+        assert [(one.a[c], one.b[c]) for c in contacts] == [(0, 1), (0, 2)], ph.to_records(elastic.log, row)
+        assert one.t[contacts[0]] == one.t[k]
+        d = unit(heading)
+        before = contacts[0] - 1  # the state after the previous event, carried forward
+        dt = np.asarray(one.t[k] - one.t[before])
+        v_hit = velocity_after(one.v[before], one.w[before], one.s[before], dt)[0]
+        hit = float(np.linalg.norm(v_hit))
+        assert np.sqrt(speed**2 - 2 * U_R * G * 0.3) == pytest.approx(hit, rel=1e-9)
+        v = one.v[k, :3]
+        # The met balls leave with equal speeds, mirror images about the striker's path ...
+        assert np.linalg.norm(v[1]) == pytest.approx(np.linalg.norm(v[2]), rel=1e-12)
+        assert v[1] @ d == pytest.approx(v[2] @ d, rel=1e-12)
+        assert v[1] @ unit(heading + 90) == pytest.approx(-(v[2] @ unit(heading + 90)), rel=1e-12)
+        # ... with momentum and (e = 1) energy conserved ...
+        np.testing.assert_allclose(v.sum(axis=0), v_hit, rtol=0, atol=1e-12 * hit)
+        assert np.sum(v**2) == pytest.approx(hit**2, rel=1e-12)
+        # ... as the closed form says, for the normals at the contact (after the kiss).
+        r = one.r[k, :3]
+        n = (r[1:] - r[0]) / np.linalg.norm(r[1:] - r[0], axis=-1, keepdims=True)
+        cos = n @ d
+        assert cos[0] == pytest.approx(cos[1], rel=1e-12)
+        impulse = 2 * hit * cos[0] / (1 + 2 * cos[0] ** 2)
+        np.testing.assert_allclose(v[1:], impulse * n, rtol=0, atol=1e-12 * hit)
+        np.testing.assert_allclose(v[0], (hit - 2 * impulse * cos[0]) * d, rtol=0, atol=1e-12 * hit)
+        if gap == 0.0:  # 30 degrees but for the kiss's micrometre
+            assert v[0] @ d == pytest.approx(-hit / 5, rel=1e-4)
+        # Each contact was kissed to a hair apart.
+        assert np.all(np.linalg.norm(r[1:] - r[0], axis=-1) - 2 * R > 0)
+
+
 # --- Scenarios on the pyramid table (cue strikes) --------------------------------------------
 
 POCKETS = ph.preset()
@@ -555,13 +637,11 @@ def test_mirror_symmetric_shot_stays_symmetric(rect: Any) -> None:
         assert error.max() < 1e-9, first_asymmetry(res, row, mirror, 1e-9)
 
 
-# Known gap (issue 2, left open): the break sets off cascades of contacts between touching
-# balls at one instant (the apex meets both second-row balls; a third-row ball is met by
-# two). The kernel resolves them one after the other in ball-id order, which breaks the
-# mirror symmetry at once (2.66 m/s of mirror velocity error after the first of the two).
-# Resolving a ball's two simultaneous contacts in both orders and averaging fixes the apex
-# but not the cascades that follow (tried; 0.06 m/s error at t = 0.205 s of a 6 m/s break).
-@pytest.mark.xfail(strict=True, reason="simultaneous contacts are resolved in sequence")
+# The break sets off cascades of contacts at one instant (the apex meets both second-row
+# balls; a third-row ball is met by two). The kernel resolves all ball-ball contacts due at
+# one instant together, by a law with no preferred order (`resolve.cluster`: simultaneous
+# Newton restitution, then each contact's throw), after the events of single balls due at
+# that instant (`kernel._next_event`); the test above checks the law on one ball meeting two.
 def test_symmetric_break_ends_mirror_symmetric(pockets: Any) -> None:
     # The rack is symmetric about the long axis x = W/2 and the cue ball is struck along it
     # without side spin, so the laws of motion map the shot onto its own mirror image: ball

@@ -1,0 +1,667 @@
+"""JSON for the referee: game states, shots, shot results (the `simulate` schema), verdicts.
+
+Used by `piramida referee` and by the match record. Every reader checks its input and
+raises `FieldError` whose message starts with the field's path (`state.balls[3].x: ...`),
+never a traceback. Writers and readers round-trip exactly (floats as Python writes
+them), so a saved match re-adjudicates to the same verdicts.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from piramida.physics import events as ev
+from piramida.physics.kernel import Snapshot
+from piramida.physics.table import CUSHION_NAMES, POCKET_NAMES
+from piramida.rules import ids
+from piramida.rules import state as st
+from piramida.rules import verdict as vd
+from piramida.rules.decisions import Decision, default_decision, eligible_balls
+from piramida.rules.referee import ShotRecord
+
+# Jitted once (and kept in the persistent compile cache): eager JAX would compile every
+# small op on its own, which costs the command line seconds.
+_eligible = jax.jit(eligible_balls)
+_default = jax.jit(default_decision, static_argnames=("dims",))
+hand_region = jax.jit(st.hand_region, static_argnames=("dims",))
+start_balls = jax.jit(st.start_balls)
+
+MIN_CAPACITY = 64  # event logs read from JSON are padded to a power of two at least this
+
+
+class FieldError(ValueError):
+    """Input that does not follow the referee's JSON schema; the message names the field."""
+
+
+# --- small readers --------------------------------------------------------------------
+
+
+def _object(value: Any, path: str, allowed: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise FieldError(f"{path}: expected an object, got {type(value).__name__}")
+    unknown = sorted(set(value) - set(allowed))
+    if unknown:
+        raise FieldError(f"{path}.{unknown[0]}: unknown field; allowed: {', '.join(allowed)}")
+    return value
+
+
+def _number(value: Any, path: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise FieldError(f"{path}: expected a finite number, got {value!r}")
+    return float(value)
+
+
+def _int(value: Any, path: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise FieldError(f"{path}: expected an integer {lo}..{hi}, got {value!r}")
+    return value
+
+
+def _ball(value: Any, path: str) -> int:
+    return _int(value, path, 0, ids.N_BALLS - 1)
+
+
+def _bool(value: Any, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise FieldError(f"{path}: expected true or false, got {value!r}")
+    return value
+
+
+def _name(value: Any, path: str, names: tuple[str, ...]) -> int:
+    if not isinstance(value, str) or value not in names:
+        raise FieldError(f"{path}: expected one of {', '.join(n for n in names if n)}, got {value!r}")
+    return names.index(value)
+
+
+def _ball_list(value: Any, path: str) -> list[int]:
+    if not isinstance(value, list):
+        raise FieldError(f"{path}: expected a list of ball ids")
+    out = [_ball(b, f"{path}[{k}]") for k, b in enumerate(value)]
+    if len(set(out)) != len(out):
+        raise FieldError(f"{path}: a ball is listed twice")
+    return out
+
+
+def _xy(value: Any, path: str) -> tuple[float, float]:
+    if isinstance(value, list) and len(value) == 2:
+        return _number(value[0], f"{path}[0]"), _number(value[1], f"{path}[1]")
+    fields = _object(value, path, ("x", "y"))
+    for axis in ("x", "y"):
+        if axis not in fields:
+            raise FieldError(f"{path}.{axis}: missing")
+    return _number(fields["x"], f"{path}.x"), _number(fields["y"], f"{path}.y")
+
+
+def variant_of(value: Any, path: str = "variant") -> int:
+    """A variant by name (`ids.VARIANT_NAMES`)."""
+    return _name(value, path, ids.VARIANT_NAMES)
+
+
+def pocket_of(value: Any, path: str) -> int:
+    """A pocket by name (`physics.POCKET_NAMES`)."""
+    return _name(value, path, POCKET_NAMES)
+
+
+# --- game state -----------------------------------------------------------------------
+
+STATE_FIELDS = (
+    "variant", "balls", "shelves", "scores", "turn", "breaker", "phase", "region", "decision",
+    "object_only", "call", "playoff", "last_pocketed", "winner", "shots", "key", "hand", "own_ball",
+)  # fmt: skip
+
+
+def _classic_value(balls: list[int]) -> int:
+    return sum(11 if b == 1 else b for b in balls)
+
+
+def state_from_json(
+    value: Any, variant: int | None = None, dims: st.Dims = st.DEFAULT_DIMS, path: str = "state"
+) -> st.GameState:
+    """A one-table `GameState` from its JSON form (`state_to_json`), checked field by field.
+
+    Every one of the 16 balls must be on the table (`balls`), on a shelf (`shelves`) or in
+    hand; only the coloured ball can be in hand, and it is in hand exactly in the
+    break and in-hand phases (and may be while a decision is pending).
+    """
+    fields = _object(value, path, STATE_FIELDS)
+    if "variant" in fields:
+        own_variant = variant_of(fields["variant"], f"{path}.variant")
+        if variant is not None and own_variant != variant:
+            raise FieldError(f"{path}.variant: {fields['variant']!r} differs from the request's variant")
+        variant = own_variant
+    if variant is None:
+        raise FieldError(f"{path}.variant: missing")
+    positions = np.tile(np.asarray(ids.OFF_TABLE_XY, np.float64), (ids.N_BALLS, 1))
+    on_table = np.zeros(ids.N_BALLS, bool)
+    balls = fields.get("balls")
+    if not isinstance(balls, list):
+        raise FieldError(f"{path}.balls: expected a list of balls on the table")
+    width, length = dims.width, dims.length
+    for k, ball in enumerate(balls):
+        where = f"{path}.balls[{k}]"
+        entry = _object(ball, where, ("id", "x", "y"))
+        if "id" not in entry:
+            raise FieldError(f"{where}.id: missing")
+        b = _ball(entry["id"], f"{where}.id")
+        if on_table[b]:
+            raise FieldError(f"{where}.id: ball {b} is listed twice")
+        x, y = _xy({"x": entry.get("x"), "y": entry.get("y")} if "x" in entry and "y" in entry else {}, where)
+        # A ball at rest against a cushion has its centre a little under R from the nose
+        # line (the nose meets the ball above its equator), so only the bed is checked.
+        if not (0 < x < width and 0 < y < length):
+            raise FieldError(f"{where}: centre ({x}, {y}) is off the bed (0 < x < {width}, 0 < y < {length})")
+        positions[b] = (x, y)
+        on_table[b] = True
+    shelf = np.full(ids.N_BALLS, -1, np.int32)
+    shelves = fields.get("shelves", [[], []])
+    if not isinstance(shelves, list) or len(shelves) != 2:
+        raise FieldError(f"{path}.shelves: expected two lists of ball ids, one per player")
+    for player in (0, 1):
+        for k, b in enumerate(_ball_list(shelves[player], f"{path}.shelves[{player}]")):
+            where = f"{path}.shelves[{player}][{k}]"
+            if on_table[b] or shelf[b] >= 0:
+                raise FieldError(
+                    f"{where}: ball {b} is also {'on the table' if on_table[b] else 'on the other shelf'}"
+                )
+            if b == ids.COLOURED and variant != ids.FREE:
+                raise FieldError(f"{where}: the coloured ball is the own ball here and never scores (A-09)")
+            shelf[b] = player
+    hand = [b for b in range(ids.N_BALLS) if not on_table[b] and shelf[b] < 0]
+    if [b for b in hand if b != ids.COLOURED]:
+        missing = [b for b in hand if b != ids.COLOURED]
+        raise FieldError(f"{path}.balls: ball {missing[0]} is neither on the table nor on a shelf")
+    phase = _name(fields.get("phase", "normal"), f"{path}.phase", st.PHASE_NAMES)
+    coloured_in_hand = ids.COLOURED in hand
+    if phase in (st.BREAK, st.IN_HAND) and not coloured_in_hand:
+        raise FieldError(
+            f"{path}.balls: ball 0 is in hand in the {st.PHASE_NAMES[phase]} phase: leave it out"
+        )
+    if phase == st.NORMAL and coloured_in_hand:
+        raise FieldError(f"{path}.balls: ball 0 (the coloured ball) is missing")
+    counts = [int(np.sum(shelf == p)) for p in (0, 1)]
+    if variant == ids.CLASSIC:
+        default_scores = [_classic_value([b for b in range(16) if shelf[b] == p]) for p in (0, 1)]
+    else:
+        default_scores = counts
+    scores = fields.get("scores", default_scores)
+    if not isinstance(scores, list) or len(scores) != 2:
+        raise FieldError(f"{path}.scores: expected two integers")
+    scores = [_int(x, f"{path}.scores[{p}]", -10_000, 10_000) for p, x in enumerate(scores)]
+    if variant != ids.CLASSIC and scores != counts:
+        raise FieldError(
+            f"{path}.scores: in {ids.VARIANT_NAMES[variant]} a score is its shelf's ball count "
+            f"(A-13): {counts}"
+        )
+    turn = _int(fields.get("turn", 0), f"{path}.turn", 0, 1)
+    breaker = _int(fields.get("breaker", 0), f"{path}.breaker", 0, 1)
+    region = _name(fields.get("region", "house"), f"{path}.region", ids.REGION_NAMES)
+    decision, options = st.NO_DECISION, 0
+    if phase == st.DECISION:
+        d = _object(fields.get("decision"), f"{path}.decision", ("kind", "options", "by", "takes_ball"))
+        decision = _name(d.get("kind"), f"{path}.decision.kind", st.DECISION_NAMES)
+        names = st.OPTION_NAMES[decision]
+        for k, option in enumerate(d.get("options", list(names))):
+            options |= 1 << _name(option, f"{path}.decision.options[{k}]", names)
+    elif fields.get("decision") is not None:
+        raise FieldError(f"{path}.decision: only in the decision phase")
+    call_ball, call_pocket = ids.NO_BALL, -1
+    if fields.get("call") is not None:
+        call_ball, call_pocket = call_from_json(fields["call"], f"{path}.call")
+    last = fields.get("last_pocketed")
+    winner = fields.get("winner")
+    key = fields.get("key", 0)
+    if isinstance(key, int) and not isinstance(key, bool):
+        key_array = np.asarray(jax.random.PRNGKey(key), np.uint32)
+    elif isinstance(key, list) and len(key) == 2:
+        key_array = np.asarray(
+            [_int(k, f"{path}.key[{i}]", 0, 2**32 - 1) for i, k in enumerate(key)], np.uint32
+        )
+    else:
+        raise FieldError(f"{path}.key: expected a seed (integer) or a PRNG key (two integers)")
+    return st.GameState(
+        variant=jnp.int32(variant),
+        positions=jnp.asarray(positions),
+        on_table=jnp.asarray(on_table),
+        shelf=jnp.asarray(shelf),
+        score=jnp.asarray(scores, jnp.int32),
+        turn=jnp.int32(turn),
+        breaker=jnp.int32(breaker),
+        phase=jnp.int32(phase),
+        region=jnp.int32(region),
+        decision=jnp.int32(decision),
+        options=jnp.int32(options),
+        own_ball=jnp.int32(ids.NO_BALL if variant == ids.FREE else ids.COLOURED),
+        object_only=jnp.bool_(_bool(fields.get("object_only", False), f"{path}.object_only")),
+        call_ball=jnp.int32(call_ball),
+        call_pocket=jnp.int32(call_pocket),
+        playoff=jnp.bool_(_bool(fields.get("playoff", False), f"{path}.playoff")),
+        last_pocketed=jnp.int32(-1 if last is None else _ball(last, f"{path}.last_pocketed")),
+        winner=jnp.int32(-1 if winner is None else _int(winner, f"{path}.winner", 0, 1)),
+        shots=jnp.int32(_int(fields.get("shots", 0), f"{path}.shots", 0, 10**9)),
+        key=jnp.asarray(key_array),
+    )
+
+
+def call_from_json(value: Any, path: str = "call") -> tuple[int, int]:
+    """A Classic call (CLS-5.2): `{"ball": 5, "pocket": "back-left"}`."""
+    fields = _object(value, path, ("ball", "pocket"))
+    for name in ("ball", "pocket"):
+        if name not in fields:
+            raise FieldError(f"{path}.{name}: missing")
+    ball = _int(fields["ball"], f"{path}.ball", 1, ids.N_BALLS - 1)
+    return ball, pocket_of(fields["pocket"], f"{path}.pocket")
+
+
+def _options_json(kind: int, options: int) -> list[str]:
+    return [name for k, name in enumerate(st.OPTION_NAMES[kind]) if options >> k & 1]
+
+
+def state_to_json(state: st.GameState) -> dict[str, Any]:
+    """A one-table state as JSON (`state_from_json` reads it back exactly)."""
+    s = st.to_host(state)
+    on = np.flatnonzero(s.on_table)
+    phase = int(s.phase)
+    decision = int(s.decision)
+    out: dict[str, Any] = {
+        "variant": ids.VARIANT_NAMES[int(s.variant)],
+        "balls": [{"id": int(b), "x": float(s.positions[b, 0]), "y": float(s.positions[b, 1])} for b in on],
+        "shelves": [[int(b) for b in np.flatnonzero(s.shelf == p)] for p in (0, 1)],
+        "hand": [int(b) for b in np.flatnonzero(~s.on_table & (s.shelf < 0))],
+        "scores": [int(x) for x in s.score],
+        "turn": int(s.turn),
+        "breaker": int(s.breaker),
+        "phase": st.PHASE_NAMES[phase],
+        "region": ids.REGION_NAMES[int(s.region)],
+        "decision": None,
+        "object_only": bool(s.object_only),
+        "call": None,
+        "playoff": bool(s.playoff),
+        "last_pocketed": int(s.last_pocketed) if int(s.last_pocketed) >= 0 else None,
+        "winner": int(s.winner) if int(s.winner) >= 0 else None,
+        "shots": int(s.shots),
+        "key": [int(k) for k in s.key],
+    }
+    if phase == st.DECISION:
+        out["decision"] = {
+            "kind": st.DECISION_NAMES[decision],
+            "options": _options_json(decision, int(s.options)),
+        }
+    if int(s.call_ball) >= 0:
+        out["call"] = {"ball": int(s.call_ball), "pocket": POCKET_NAMES[int(s.call_pocket)]}
+    return out
+
+
+# --- shots ----------------------------------------------------------------------------
+
+STRIKE_FIELDS = ("ball", "speed", "phi", "theta", "a", "b")
+
+
+def declared_from_json(value: Any, path: str) -> int:
+    """Declared fouls by name (`verdict.FOUL_NAMES`, e.g. "foot") or rule id (e.g. "G16")."""
+    if not isinstance(value, list):
+        raise FieldError(f"{path}: expected a list of foul names or rule ids")
+    names = vd.FOUL_NAMES[vd.DECLARED_FIRST : vd.DECLARED_LAST + 1]
+    mask = 0
+    for k, item in enumerate(value):
+        if isinstance(item, str) and item in vd.DECLARED_BY_RULE:
+            mask |= 1 << vd.DECLARED_BY_RULE[item]
+        elif isinstance(item, str) and item in names:
+            mask |= 1 << (vd.DECLARED_FIRST + names.index(item))
+        else:
+            rules = ", ".join(sorted(vd.DECLARED_BY_RULE))
+            raise FieldError(f"{path}[{k}]: expected one of {', '.join(names)} (or {rules}), got {item!r}")
+    return mask
+
+
+def shot_from_json(request: dict[str, Any], state: st.GameState) -> st.Shot:
+    """The `Shot` of a referee request: `strike.ball`, `place`, `declared`, `declared_after_end`."""
+    strike = _object(request.get("strike"), "strike", STRIKE_FIELDS)
+    if "ball" not in strike:
+        raise FieldError("strike.ball: missing")
+    ball = _ball(strike["ball"], "strike.ball")
+    placing = int(state.phase) in (st.BREAK, st.IN_HAND)
+    if (placing or int(state.variant) != ids.FREE) and ball != ids.COLOURED:
+        why = "the coloured ball is in hand" if placing else "the coloured ball is the own ball (G4.2)"
+        raise FieldError(f"strike.ball: expected 0: {why}, got {ball}")
+    if not placing and not bool(state.on_table[ball]):
+        raise FieldError(f"strike.ball: ball {ball} is not on the table (G4.3, FREE-5.1)")
+    if placing and request.get("place") is None:
+        raise FieldError(
+            f"place: missing: the own ball is in hand ({st.PHASE_NAMES[int(state.phase)]} phase)"
+        )
+    place = _xy(request["place"], "place") if placing else ids.OFF_TABLE_XY
+    declared = declared_from_json(request.get("declared", []), "declared")
+    late = declared_from_json(request.get("declared_after_end", []), "declared_after_end")
+    return st.shot(ball, place, declared, late)
+
+
+def shot_to_json(shot: st.Shot) -> dict[str, Any]:
+    """A shot as the request fields `strike`, `place`, `declared`, `declared_after_end`."""
+    host = jax.tree_util.tree_map(np.asarray, shot)
+    names = vd.FOUL_NAMES
+    out: dict[str, Any] = {"strike": {"ball": int(host.ball)}}
+    if tuple(float(x) for x in host.place) != tuple(ids.OFF_TABLE_XY):
+        out["place"] = {"x": float(host.place[0]), "y": float(host.place[1])}
+    for key, mask in (("declared", int(host.declared)), ("declared_after_end", int(host.declared_late))):
+        if mask:
+            out[key] = [names[k] for k in range(len(names)) if mask >> k & 1]
+    return out
+
+
+def declared_frozen_from_json(value: Any, path: str = "declared_frozen") -> Any:
+    """G20-N2 declarations, `{"7": "back"}`: ball -> cushion piece (a cushion, or "jaw:<pocket>")."""
+    if not isinstance(value, dict):
+        raise FieldError(f"{path}: expected an object of ball id -> cushion name")
+    out = np.full(ids.N_BALLS, -1, np.int32)
+    for key, name in value.items():
+        where = f"{path}.{key}"
+        if not key.isdigit():
+            raise FieldError(f"{where}: expected a ball id")
+        out[_ball(int(key), where)] = _piece(name, where)
+    return jnp.asarray(out)
+
+
+def _piece(name: Any, path: str) -> int:
+    if isinstance(name, str) and name.startswith("jaw:"):
+        return ev.JAW_TOUCH_OFFSET + pocket_of(name[4:], path)
+    return _name(name, path, CUSHION_NAMES)
+
+
+# --- shot results (the `piramida simulate` output) ------------------------------------
+
+RESULT_FIELDS = ("balls", "events", "start", "overflow", "duration", "history")
+EVENT_FIELDS = ("t", "kind", "balls", "cushion", "pocket", "direction", "touching_cushion")
+
+
+def _event(value: Any, path: str) -> tuple[float, int, int, int, int, int]:
+    e = _object(value, path, EVENT_FIELDS)
+    t = _number(e.get("t"), f"{path}.t")
+    kind = _name(e.get("kind"), f"{path}.kind", ev.KIND_NAMES[1:]) + 1
+    balls = e.get("balls")
+    wanted = 2 if kind == ev.BALL_BALL else 1
+    if not isinstance(balls, list) or len(balls) != wanted:
+        raise FieldError(f"{path}.balls: expected a list of {wanted} ball id{'s' if wanted > 1 else ''}")
+    lo = -1 if kind == ev.STRIKE else 0
+    a = _int(balls[0], f"{path}.balls[0]", lo, ids.N_BALLS - 1)
+    b, touch_a, touch_b = -1, -1, -1
+    if kind == ev.BALL_BALL:
+        b = _ball(balls[1], f"{path}.balls[1]")
+        touching = e.get("touching_cushion", {})
+        if not isinstance(touching, dict):
+            raise FieldError(f"{path}.touching_cushion: expected an object of ball id -> cushion piece")
+        for key, name in touching.items():
+            where = f"{path}.touching_cushion.{key}"
+            if key not in (str(a), str(b)):
+                raise FieldError(f"{where}: ball {key} is not in this contact")
+            if key == str(a):
+                touch_a = _piece(name, where)
+            else:
+                touch_b = _piece(name, where)
+    elif kind == ev.CUSHION:
+        b = _name(e.get("cushion"), f"{path}.cushion", CUSHION_NAMES)
+    elif kind in (ev.JAW, ev.POCKET):
+        b = pocket_of(e.get("pocket"), f"{path}.pocket")
+    elif kind == ev.CENTRE_LINE:
+        b = 1 if _name(e.get("direction"), f"{path}.direction", ("back-to-front", "front-to-back")) else -1
+    return t, kind, a, b, touch_a, touch_b
+
+
+def log_from_json(events: Any, overflow: bool = False, path: str = "result.events") -> ev.EventLog:
+    """An `EventLog` from the `simulate` event records (padded to a power of two)."""
+    if not isinstance(events, list):
+        raise FieldError(f"{path}: expected a list of events")
+    rows = [_event(e, f"{path}[{k}]") for k, e in enumerate(events)]
+    for k in range(1, len(rows)):
+        if rows[k][0] < rows[k - 1][0]:
+            raise FieldError(f"{path}[{k}].t: events must be in time order")
+    capacity = max(MIN_CAPACITY, 1 << max(len(rows), 1).bit_length())
+    t = np.full(capacity, np.inf)
+    columns = np.full((5, capacity), -1, np.int32)
+    columns[0] = ev.NONE
+    for k, row in enumerate(rows):
+        t[k] = row[0]
+        columns[:, k] = row[1:]
+    return ev.EventLog(
+        t=jnp.asarray(t),
+        kind=jnp.asarray(columns[0]),
+        a=jnp.asarray(columns[1]),
+        b=jnp.asarray(columns[2]),
+        touch_a=jnp.asarray(columns[3]),
+        touch_b=jnp.asarray(columns[4]),
+        count=jnp.int32(len(rows)),
+        overflow=jnp.bool_(overflow),
+    )
+
+
+def snapshot_from_positions(
+    positions: Any, present: Any, touching_cushion: Any, length: float, R: float
+) -> Snapshot:
+    """A start snapshot from ball centres (used when a request gives no `start`)."""
+    r = np.asarray(positions)
+    present = np.asarray(present, bool)
+    gaps = np.linalg.norm(r[:, None] - r[None], axis=-1) - 2 * R
+    pairs = (
+        present[:, None] & present[None] & ~np.eye(ids.N_BALLS, dtype=bool) & (gaps <= ids.CONTACT_TOLERANCE)
+    )
+    line = present & (np.abs(r[:, 1] - length / 2) <= ids.CONTACT_TOLERANCE)
+    cushion = np.where(present, np.asarray(touching_cushion), -1).astype(np.int32)
+    return Snapshot(
+        cushion=jnp.asarray(cushion), touching=jnp.asarray(pairs), on_centre_line=jnp.asarray(line)
+    )
+
+
+def _start_from_json(value: Any, path: str) -> Snapshot:
+    fields = _object(value, path, ("touching_cushion", "touching", "on_centre_line"))
+    cushion = np.full(ids.N_BALLS, -1, np.int32)
+    touching_cushion = fields.get("touching_cushion", {})
+    if not isinstance(touching_cushion, dict):
+        raise FieldError(f"{path}.touching_cushion: expected an object of ball id -> cushion piece")
+    for key, name in touching_cushion.items():
+        where = f"{path}.touching_cushion.{key}"
+        if not key.isdigit():
+            raise FieldError(f"{where}: expected a ball id")
+        cushion[_ball(int(key), where)] = _piece(name, where)
+    pairs = np.zeros((ids.N_BALLS, ids.N_BALLS), bool)
+    touching = fields.get("touching", [])
+    if not isinstance(touching, list):
+        raise FieldError(f"{path}.touching: expected a list of ball pairs")
+    for k, pair in enumerate(touching):
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise FieldError(f"{path}.touching[{k}]: expected a pair of ball ids")
+        i, j = (_ball(x, f"{path}.touching[{k}][{m}]") for m, x in enumerate(pair))
+        pairs[i, j] = pairs[j, i] = True
+    line = np.zeros(ids.N_BALLS, bool)
+    line[_ball_list(fields.get("on_centre_line", []), f"{path}.on_centre_line")] = True
+    return Snapshot(
+        cushion=jnp.asarray(cushion), touching=jnp.asarray(pairs), on_centre_line=jnp.asarray(line)
+    )
+
+
+def record_from_json(
+    value: Any,
+    start_on: Any,
+    start_xy: Any,
+    touching_cushion: Any = None,
+    dims: st.Dims = st.DEFAULT_DIMS,
+    path: str = "result",
+) -> ShotRecord:
+    """A `ShotRecord` from one table's `piramida simulate` output.
+
+    Args:
+      value: the output object (`balls`, `events`, `start`, `overflow`; `duration` and
+        `history` are accepted and ignored).
+      start_on, start_xy: (16,) and (16, 2), the balls on the table at shot start (the
+        own ball placed), to check the result against and, with `touching_cushion` (16,)
+        cushion pieces, to build the start snapshot when the output has none.
+
+    """
+    fields = _object(value, path, RESULT_FIELDS)
+    overflow = _bool(fields.get("overflow", False), f"{path}.overflow")
+    log = log_from_json(fields.get("events"), overflow, f"{path}.events")
+    start_on = np.asarray(start_on, bool)
+    final = np.tile(np.asarray(ids.OFF_TABLE_XY, np.float64), (ids.N_BALLS, 1))
+    seen = np.zeros(ids.N_BALLS, bool)
+    balls = fields.get("balls")
+    if not isinstance(balls, list):
+        raise FieldError(f"{path}.balls: expected the list of balls after the shot")
+    host = jax.tree_util.tree_map(np.asarray, log)
+    pocket_events = {
+        int(host.a[k]): int(host.b[k]) for k in range(int(host.count)) if int(host.kind[k]) == ev.POCKET
+    }
+    for k, ball in enumerate(balls):
+        where = f"{path}.balls[{k}]"
+        entry = _object(ball, where, ("id", "x", "y", "pocket", "pocket_time"))
+        b = _ball(entry.get("id"), f"{where}.id")
+        if not start_on[b]:
+            raise FieldError(f"{where}.id: ball {b} was not on the table at shot start")
+        seen[b] = True
+        final[b] = _xy({"x": entry.get("x"), "y": entry.get("y")}, where)
+        pocket = entry.get("pocket")
+        if pocket is not None:
+            p = pocket_of(pocket, f"{where}.pocket")
+            if pocket_events.get(b) != p:
+                raise FieldError(f"{where}.pocket: the events have no pocket event of ball {b} into {pocket}")
+        elif b in pocket_events:
+            raise FieldError(f"{where}.pocket: the events pocket ball {b}, but its pocket is null")
+    missing = np.flatnonzero(start_on & ~seen)
+    if missing.size:
+        raise FieldError(
+            f"{path}.balls: ball {int(missing[0])} was on the table at shot start but is not listed"
+        )
+    if "start" in fields:
+        start = _start_from_json(fields["start"], f"{path}.start")
+    else:
+        cushion = np.full(ids.N_BALLS, -1) if touching_cushion is None else touching_cushion
+        start = snapshot_from_positions(start_xy, start_on, cushion, dims.length, dims.R)
+    return ShotRecord(log=log, start=start, final=jnp.asarray(final))
+
+
+def record_to_json(record: ShotRecord) -> dict[str, Any]:
+    """A `ShotRecord` in the `simulate` output schema (balls with pockets, events, start)."""
+    host = jax.tree_util.tree_map(np.asarray, record)
+    events = ev.to_records(record.log)
+    pockets = {e["balls"][0]: e["pocket"] for e in events if e["kind"] == "pocket"}
+    present = np.asarray(host.final[:, 0]) != ids.OFF_TABLE_XY[0]
+    balls = [
+        {"id": b, "x": float(host.final[b, 0]), "y": float(host.final[b, 1]), "pocket": pockets.get(b)}
+        for b in range(ids.N_BALLS)
+        if present[b] or b in pockets
+    ]
+    start = host.start
+    touching_cushion = {
+        str(b): name
+        for b, piece in enumerate(start.cushion)
+        if (name := ev.touch_name(int(piece))) is not None
+    }
+    return {
+        "balls": balls,
+        "events": events,
+        "overflow": bool(host.log.overflow),
+        "start": {
+            "touching_cushion": touching_cushion,
+            "touching": np.argwhere(np.triu(start.touching, 1)).tolist(),
+            "on_centre_line": np.flatnonzero(start.on_centre_line).tolist(),
+        },
+    }
+
+
+# --- verdicts and decisions -----------------------------------------------------------
+
+
+def decision_from_json(value: Any, state: st.GameState, path: str = "decision") -> Decision:
+    """A decision: `{"option": "shoot", "ball": 7}` (ball where the decision takes one)."""
+    fields = _object(value, path, ("option", "ball"))
+    kind = int(state.decision)
+    names = st.OPTION_NAMES[kind]
+    option = 0
+    if names:
+        if "option" not in fields:
+            raise FieldError(
+                f"{path}.option: missing; one of {', '.join(_options_json(kind, int(state.options)))}"
+            )
+        option = _name(fields["option"], f"{path}.option", names)
+        if not int(state.options) >> option & 1:
+            allowed = ", ".join(_options_json(kind, int(state.options)))
+            raise FieldError(f"{path}.option: {fields['option']!r} is not allowed here; allowed: {allowed}")
+    ball = -1
+    eligible = np.asarray(_eligible(state))
+    if eligible.any():
+        if fields.get("ball") is None:
+            raise FieldError(
+                f"{path}.ball: missing; the decision takes a ball: one of {np.flatnonzero(eligible).tolist()}"
+            )
+        ball = _ball(fields["ball"], f"{path}.ball")
+        if not eligible[ball]:
+            raise FieldError(
+                f"{path}.ball: ball {ball} may not be taken; one of {np.flatnonzero(eligible).tolist()}"
+            )
+    elif fields.get("ball") is not None:
+        raise FieldError(f"{path}.ball: this decision takes no ball")
+    return Decision(option=jnp.int32(option), ball=jnp.int32(ball))
+
+
+def decision_to_json(decision: Decision, state: st.GameState) -> dict[str, Any]:
+    """A decision in the form `decision_from_json` reads (for the pending `state`)."""
+    kind = int(state.decision)
+    out: dict[str, Any] = {}
+    if st.OPTION_NAMES[kind]:
+        out["option"] = st.OPTION_NAMES[kind][int(decision.option)]
+    if int(decision.ball) >= 0:
+        out["ball"] = int(decision.ball)
+    return out
+
+
+def pending_json(state: st.GameState, dims: st.Dims = st.DEFAULT_DIMS) -> dict[str, Any] | None:
+    """The pending decision of a state: kind, who decides, options, balls, the default."""
+    kind = int(state.decision)
+    if int(state.phase) != st.DECISION:
+        return None
+    eligible = np.flatnonzero(np.asarray(_eligible(state))).tolist()
+    default = _default(state, dims)
+    return {
+        "kind": st.DECISION_NAMES[kind],
+        "by": int(state.turn),
+        "options": _options_json(kind, int(state.options)),
+        "takes_ball": bool(eligible),
+        "eligible_balls": eligible,
+        "default": decision_to_json(default, state),
+    }
+
+
+def verdict_to_json(
+    ruling: vd.Ruling, next_state: st.GameState, dims: st.Dims = st.DEFAULT_DIMS
+) -> dict[str, Any]:
+    """A ruling and the next state as the `piramida referee` output object."""
+    nxt = state_to_json(next_state)
+    out: dict[str, Any] = {
+        "valid": ruling.valid,
+        "legal": ruling.legal,
+        "foul": {"kinds": ruling.fouls, "rules": ruling.foul_rules} if ruling.fouls else None,
+        "scored": ruling.scored,
+        "scored_by": ruling.scorer if ruling.scored else None,
+        "respots": [{"ball": b, "x": xy[0], "y": xy[1]} for b, xy in sorted(ruling.respots.items())],
+        "to_hand": ruling.to_hand,
+        "points": list(ruling.points),
+        "scores": nxt["scores"],
+        "next_player": ruling.next_player,
+        "phase": ruling.phase,
+        "region": ids.REGION_NAMES[int(hand_region(next_state, dims))]
+        if ruling.phase in ("break", "in-hand")
+        else None,
+        "object_only": ruling.object_only,
+        "decision": pending_json(next_state, dims),
+        "game_over": ruling.game_over,
+        "winner": ruling.winner,
+        "playoff": ruling.playoff,
+        "rules": ruling.rules,
+        "facts": ruling.facts,
+        "state": nxt,
+    }
+    if not ruling.valid:
+        out["invalid"] = ruling.invalid
+    return out
