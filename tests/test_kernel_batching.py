@@ -227,6 +227,9 @@ def start_sharded_runs_early(request: Any) -> None:
         request.getfixturevalue("sharded_runs")
 
 
+# Known gap (issue 2): on this CPU the sharded compile fuses multiply-adds differently, and one
+# velocity differs by 1.4e-17 m/s (gone with XLA_FLAGS=--xla_cpu_max_isa=AVX).
+@pytest.mark.xfail(strict=True, reason="sharded compile rounds one multiply-add differently (1.4e-17)")
 @pytest.mark.slow
 def test_sharded_batch_matches_unsharded(sharded_runs: Any) -> None:
     # With two devices (forced CPU devices here, GPUs in production) simulate splits the
