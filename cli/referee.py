@@ -10,21 +10,20 @@ referee reads the event log it is given.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import jax
 import numpy as np
 
-from piramida.cli.spec import SpecError, parse_params, parse_table
+from piramida.cli import jsonio
+from piramida.cli.spec import parse_params, parse_table
 from piramida.physics.kernel import contact_distance, touching_cushion
 from piramida.physics.motion import STATIONARY
 from piramida.physics.params import Models
 from piramida.rules import codec, ids, match
 from piramida.rules import state as st
 from piramida.rules.decisions import decide_one
+from piramida.rules.fields import FieldError
 from piramida.rules.referee import adjudicate_one
 
 REQUEST_FIELDS = (
@@ -45,8 +44,7 @@ def add_parser(commands: Any) -> None:
         "With --replay, re-adjudicate a match record (JSON Lines) and report whether every "
         "verdict is reproduced. The schema is in docs/RULES.md.",
     )
-    parser.add_argument("input", nargs="?", default="-", help="JSON file (default: stdin)")
-    parser.add_argument("-o", "--output", default="-", help="where to write (default: stdout)")
+    jsonio.add_io_arguments(parser)
     parser.add_argument("--replay", action="store_true", help="the input is a match record to replay")
     parser.set_defaults(run=run)
 
@@ -59,48 +57,43 @@ def _touching(r: Any, table: Any, params: Any) -> Any:
 
 
 def _dims(request: dict[str, Any]) -> tuple[st.Dims, Any, Any]:
-    try:
-        table, _ = parse_table(request.get("table", "pyramid-12ft"))
-        params = parse_params(request.get("params", {}))
-    except SpecError as err:
-        raise codec.FieldError(str(err)) from err
+    table, _ = parse_table(request.get("table", "pyramid-12ft"))
+    params = parse_params(request.get("params", {}))
     return st.Dims.of(table, params.R), table, params
 
 
 def answer(request: Any) -> dict[str, Any]:
-    """The referee's answer to one request (raises `codec.FieldError` for bad input)."""
+    """The referee's answer to one request (raises `FieldError` for bad input)."""
     if not isinstance(request, dict):
-        raise codec.FieldError(f"request: expected an object, got {type(request).__name__}")
+        raise FieldError(f"request: expected an object, got {type(request).__name__}")
     unknown = sorted(set(request) - set(REQUEST_FIELDS))
     if unknown:
-        raise codec.FieldError(f"{unknown[0]}: unknown field; allowed: {', '.join(REQUEST_FIELDS)}")
+        raise FieldError(f"{unknown[0]}: unknown field; allowed: {', '.join(REQUEST_FIELDS)}")
     dims, table, params = _dims(request)
     variant = codec.variant_of(request["variant"]) if "variant" in request else None
     if "state" not in request:
-        raise codec.FieldError("state: missing")
+        raise FieldError("state: missing")
     state = codec.state_from_json(request["state"], variant, dims)
     if request.get("call") is not None:
         if int(state.variant) != ids.CLASSIC:
-            raise codec.FieldError("call: only Classic has calls (CLS-5.2)")
+            raise FieldError("call: only Classic has calls (CLS-5.2)")
         state = st.with_call(state, *codec.call_from_json(request["call"]))
     if "decision" in request:
         for name in ("strike", "result", "place"):
             if name in request:
-                raise codec.FieldError(f"{name}: a request is either a shot or a decision, not both")
+                raise FieldError(f"{name}: a request is either a shot or a decision, not both")
         if int(state.phase) != st.DECISION:
-            raise codec.FieldError(
-                f"decision: no decision is pending (phase {st.PHASE_NAMES[int(state.phase)]})"
-            )
+            raise FieldError(f"decision: no decision is pending (phase {st.PHASE_NAMES[int(state.phase)]})")
         decision = codec.decision_from_json(request["decision"], state)
         _, nxt = decide_one(state, decision, dims)
         return match.decision_json(state, decision, nxt, dims)
     phase = int(state.phase)
     if phase in (st.DECISION, st.OVER):
         what = "a decision is pending: send a decision" if phase == st.DECISION else "the frame is over"
-        raise codec.FieldError(f"state.phase: {what}")
+        raise FieldError(f"state.phase: {what}")
     shot = codec.shot_from_json(request, state)
     if "result" not in request:
-        raise codec.FieldError("result: missing: the output of `piramida simulate` for this shot")
+        raise FieldError("result: missing: the output of `piramida simulate` for this shot")
     start = codec.start_balls(state, shot)
     start_on = np.asarray(start.s) == STATIONARY
     start_xy = np.asarray(start.r)
@@ -113,7 +106,7 @@ def answer(request: Any) -> dict[str, Any]:
         frozen = codec.declared_frozen_from_json(request["declared_frozen"])
     ruling, nxt = adjudicate_one(state, shot, record, dims, frozen)
     if not ruling.valid:
-        raise codec.FieldError(_invalid_message(ruling.invalid))
+        raise FieldError(_invalid_message(ruling.invalid))
     return codec.verdict_to_json(ruling, nxt, dims)
 
 
@@ -132,59 +125,19 @@ def _invalid_message(names: list[str]) -> str:
     return "; ".join(f"{fields[n]}: {reasons[n]}" for n in names)
 
 
-def parse_text(text: str) -> tuple[list[Any], bool]:
-    """Requests from one JSON object or JSON Lines; also whether the input was lines."""
-    stripped = text.strip()
-    if not stripped:
-        raise codec.FieldError("input: empty; expected a JSON object or JSON Lines")
-    try:
-        return [json.loads(stripped)], False
-    except json.JSONDecodeError:
-        pass
-    out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            out.append((number, json.loads(line)))
-        except json.JSONDecodeError as err:
-            raise codec.FieldError(f"line {number}: not valid JSON ({err.msg}, column {err.colno})") from err
-    return out, True
-
-
 def run(args: argparse.Namespace) -> int:
     """Read, rule, write; bad input exits with status 2 and names the field."""
     try:
-        text = sys.stdin.read() if args.input == "-" else Path(args.input).read_text()
-    except OSError as err:
-        print(f"piramida referee: error: input: {err.strerror}: {args.input}", file=sys.stderr)
-        return 2
-    try:
         if args.replay:
-            report = match.replay(match.loads(text))
-            body = json.dumps(report, indent=1) + "\n"
+            report = match.replay(match.loads(jsonio.read_text(args.input)))
+            answers, lines = [report], False
             status = 0 if report["reproduced"] else 1
         else:
-            requests, lines = parse_text(text)
-            if lines:
-                answers = []
-                for number, request in requests:
-                    try:
-                        answers.append(answer(request))
-                    except codec.FieldError as err:
-                        raise codec.FieldError(f"line {number}: {err}") from err
-                body = "".join(json.dumps(a) + "\n" for a in answers)
-            else:
-                body = json.dumps(answer(requests[0]), indent=1) + "\n"
+            values, lines = jsonio.read_values(args.input)
+            # Every line is decoded before any is answered: malformed JSON fails fast.
+            answers = jsonio.each(list(values), answer)
             status = 0
-    except (codec.FieldError, match.RecordError) as err:
-        print(f"piramida referee: error: {err}", file=sys.stderr)
-        return 2
-    if args.output == "-":
-        sys.stdout.write(body)
-    else:
-        path = Path(args.output)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(body)
-        tmp.replace(path)  # atomic: a reader never sees half a file
+    except (FieldError, match.RecordError) as err:
+        return jsonio.fail("referee", err)
+    jsonio.write(args.output, answers, lines)
     return status

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import jax
 import numpy as np
 
 import piramida.physics as ph
-from piramida.cli.spec import Request, SpecError, parse_request, result_to_json
+from piramida.cli import jsonio
+from piramida.cli.spec import Request, parse_request, result_to_json
+from piramida.rules.fields import FieldError
 
 
 def add_parser(commands: Any) -> None:
@@ -24,33 +23,8 @@ def add_parser(commands: Any) -> None:
         "batch), and write the final balls, pocketed balls and event log as JSON. "
         "The schema is in the README.",
     )
-    parser.add_argument("input", nargs="?", default="-", help="JSON file (default: stdin)")
-    parser.add_argument("-o", "--output", default="-", help="where to write (default: stdout)")
+    jsonio.add_io_arguments(parser)
     parser.set_defaults(run=run)
-
-
-def parse_text(text: str) -> tuple[list[Request], bool]:
-    """Requests from one JSON object or JSON Lines; also whether the input was lines."""
-    stripped = text.strip()
-    if not stripped:
-        raise SpecError("input: empty; expected a JSON object or JSON Lines")
-    try:
-        return [parse_request(json.loads(stripped))], False
-    except json.JSONDecodeError:
-        pass
-    requests = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise SpecError(f"line {number}: not valid JSON ({err.msg}, column {err.colno})") from err
-        try:
-            requests.append(parse_request(value))
-        except SpecError as err:
-            raise SpecError(f"line {number}: {err}") from err
-    return requests, True
 
 
 def stack_strikes(strikes: list[Any]) -> ph.Strike:
@@ -92,24 +66,9 @@ def run_requests(requests: list[Request]) -> list[dict[str, Any]]:
 def run(args: argparse.Namespace) -> int:
     """Read, simulate, write; bad input exits with status 2 and names the field."""
     try:
-        text = sys.stdin.read() if args.input == "-" else Path(args.input).read_text()
-    except OSError as err:
-        print(f"piramida simulate: error: input: {err.strerror}: {args.input}", file=sys.stderr)
-        return 2
-    try:
-        requests, lines = parse_text(text)
-    except SpecError as err:
-        print(f"piramida simulate: error: {err}", file=sys.stderr)
-        return 2
-    results = run_requests(requests)
-    body = (
-        "\n".join(json.dumps(r) for r in results) + "\n" if lines else json.dumps(results[0], indent=1) + "\n"
-    )
-    if args.output == "-":
-        sys.stdout.write(body)
-    else:
-        path = Path(args.output)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(body)
-        tmp.replace(path)  # atomic: a reader never sees half a file
+        values, lines = jsonio.read_values(args.input)
+        requests = jsonio.each(values, parse_request)
+    except FieldError as err:
+        return jsonio.fail("simulate", err)
+    jsonio.write(args.output, run_requests(requests), lines)
     return 0

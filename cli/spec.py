@@ -1,13 +1,12 @@
 """The JSON contract of `piramida simulate`: parse and check requests, write results.
 
 A request is one JSON object (DESIGN.md, "Command-line contracts"); JSON Lines give a
-batch. Every problem is a `SpecError` whose message starts with the field's path
-(`line 3: balls[2].x: ...`), never a traceback.
+batch. Every problem is a `FieldError` (`rules.fields`, shared with the referee) whose
+message starts with the field's path (`line 3: balls[2].x: ...`), never a traceback.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,13 +20,11 @@ from piramida.physics.layouts import MAX_BALLS
 from piramida.physics.params import PARAM_NAMES
 from piramida.physics.table import DEFAULT_TABLE, PRESETS, SPEC_FIELDS, TableSpec
 from piramida.physics.validate import InputError, check_balls, check_strikes
+from piramida.rules.fields import FieldError, read_bool, read_int, read_number, read_object
 
+REQUEST_FIELDS = ("table", "params", "models", "balls", "strike", "capacity", "record")
 STRIKE_FIELDS = ("ball", "speed", "phi", "theta", "a", "b")
 MODEL_FIELDS = ("ball_ball", "cushion", "contact")
-
-
-class SpecError(ValueError):
-    """A request that does not follow the contract; the message names the field."""
 
 
 @dataclass(frozen=True)
@@ -44,100 +41,83 @@ class Request:
     record: bool
 
 
-def _number(value: Any, path: str, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise SpecError(f"{path}: expected a finite number, got {value!r}")
-    if positive and value <= 0:
-        raise SpecError(f"{path}: must be positive, got {value!r}")
-    return float(value)
-
-
-def _object(value: Any, path: str, allowed: tuple[str, ...]) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise SpecError(f"{path}: expected an object, got {type(value).__name__}")
-    unknown = sorted(set(value) - set(allowed))
-    if unknown:
-        raise SpecError(f"{path}.{unknown[0]}: unknown field; allowed: {', '.join(allowed)}")
-    return value
-
-
 def parse_table(value: Any) -> tuple[ph.Table, str]:
     """A preset name, a rectangle or a pocket table (pooltool's PocketTableSpecs fields)."""
     if isinstance(value, str):
         if value not in PRESETS:
-            raise SpecError(f"table: unknown preset {value!r}; presets: {', '.join(sorted(PRESETS))}")
+            raise FieldError(f"table: unknown preset {value!r}; presets: {', '.join(sorted(PRESETS))}")
         return ph.preset(value), value
     kind = value.get("kind") if isinstance(value, dict) else None
     if kind == "rectangle":
-        fields = _object(value, "table", ("kind", "width", "length", "cushion_height"))
+        fields = read_object(value, "table", ("kind", "width", "length", "cushion_height"))
         dims = {
-            k: _number(fields[k], f"table.{k}", positive=True) for k in ("width", "length") if k in fields
+            k: read_number(fields[k], f"table.{k}", positive=True) for k in ("width", "length") if k in fields
         }
         if len(dims) < 2:
-            raise SpecError("table: a rectangle needs width and length")
+            raise FieldError("table: a rectangle needs width and length")
         h = fields.get("cushion_height")
-        height = None if h is None else _number(h, "table.cushion_height", positive=True)
+        height = None if h is None else read_number(h, "table.cushion_height", positive=True)
         return ph.rectangle(dims["width"], dims["length"], height), repr(sorted(fields.items()))
     if kind == "pockets":
-        fields = _object(value, "table", ("kind", *SPEC_FIELDS))
+        fields = read_object(value, "table", ("kind", *SPEC_FIELDS))
         base = PRESETS[DEFAULT_TABLE]
         changes = {
-            k: _number(v, f"table.{k}", positive=k.endswith(("width", "length", "radius", "height")))
+            k: read_number(v, f"table.{k}", positive=k.endswith(("width", "length", "radius", "height")))
             for k, v in fields.items()
             if k != "kind"
         }
         spec: TableSpec = base.replace(**changes)
         return ph.pocket_table(spec), repr(sorted(fields.items()))
-    raise SpecError('table: expected a preset name or an object with "kind": "rectangle" or "pockets"')
+    raise FieldError('table: expected a preset name or an object with "kind": "rectangle" or "pockets"')
 
 
 def parse_params(value: Any) -> ph.PhysicsParams:
     """Any subset of the physical constants, overriding the preset's."""
-    fields = _object(value, "params", PARAM_NAMES)
+    fields = read_object(value, "params", PARAM_NAMES)
     changes = {
-        k: _number(v, f"params.{k}", positive=k in ("R", "m", "g", "cue_mass")) for k, v in fields.items()
+        k: read_number(v, f"params.{k}", positive=k in ("R", "m", "g", "cue_mass")) for k, v in fields.items()
     }
     for k, v in changes.items():
         if v < 0:
-            raise SpecError(f"params.{k}: must not be negative, got {v}")
+            raise FieldError(f"params.{k}: must not be negative, got {v}")
     return ph.PYRAMID_PARAMS.replace(**changes)
 
 
 def parse_models(value: Any) -> ph.Models:
     """Model names; pooltool's names mean pooltool's equations."""
-    fields = _object(value, "models", MODEL_FIELDS)
+    fields = read_object(value, "models", MODEL_FIELDS)
     try:
         return ph.Models(**fields)
     except (ValueError, TypeError) as err:
-        raise SpecError(str(err)) from err
+        raise FieldError(str(err)) from err
 
 
 def _vector(value: Any, path: str, size: int) -> list[float]:
     if not isinstance(value, list) or len(value) != size:
-        raise SpecError(f"{path}: expected a list of {size} numbers")
-    return [_number(x, f"{path}[{k}]") for k, x in enumerate(value)]
+        raise FieldError(f"{path}: expected a list of {size} numbers")
+    return [read_number(x, f"{path}[{k}]") for k, x in enumerate(value)]
 
 
 def parse_balls(value: Any) -> ph.BallState:
     """Ball ids 0..15 with positions, and optionally their own initial motion."""
     if not isinstance(value, list) or not value:
-        raise SpecError("balls: expected a non-empty list of balls")
+        raise FieldError("balls: expected a non-empty list of balls")
     r = np.zeros((MAX_BALLS, 2))
     v = np.zeros((MAX_BALLS, 2))
     w = np.zeros((MAX_BALLS, 3))
     present = np.zeros(MAX_BALLS, dtype=bool)
     for k, ball in enumerate(value):
         path = f"balls[{k}]"
-        fields = _object(ball, path, ("id", "x", "y", "v", "w"))
+        fields = read_object(ball, path, ("id", "x", "y", "v", "w"))
         ident = fields.get("id")
         if isinstance(ident, bool) or not isinstance(ident, int) or not 0 <= ident < MAX_BALLS:
-            raise SpecError(f"{path}.id: expected a ball id 0..{MAX_BALLS - 1}, got {ident!r}")
+            raise FieldError(f"{path}.id: expected a ball id 0..{MAX_BALLS - 1}, got {ident!r}")
         if present[ident]:
-            raise SpecError(f"{path}.id: ball {ident} is listed twice")
+            raise FieldError(f"{path}.id: ball {ident} is listed twice")
         for axis, name in enumerate(("x", "y")):
             if name not in fields:
-                raise SpecError(f"{path}.{name}: missing")
-            r[ident, axis] = _number(fields[name], f"{path}.{name}")
+                raise FieldError(f"{path}.{name}: missing")
+            r[ident, axis] = read_number(fields[name], f"{path}.{name}")
         if "v" in fields:
             v[ident] = _vector(fields["v"], f"{path}.v", 2)
         if "w" in fields:
@@ -149,38 +129,34 @@ def parse_balls(value: Any) -> ph.BallState:
 
 def parse_strike(value: Any) -> ph.Strike:
     """A cue strike: ball, speed (m/s), phi and theta (degrees), tip offsets a and b (R)."""
-    fields = _object(value, "strike", STRIKE_FIELDS)
+    fields = read_object(value, "strike", STRIKE_FIELDS)
     for required in ("ball", "speed", "phi"):
         if required not in fields:
-            raise SpecError(f"strike.{required}: missing")
+            raise FieldError(f"strike.{required}: missing")
     ball = fields["ball"]
     if isinstance(ball, bool) or not isinstance(ball, int):
-        raise SpecError(f"strike.ball: expected a ball id, got {ball!r}")
-    numbers = {k: _number(fields[k], f"strike.{k}") for k in STRIKE_FIELDS[1:] if k in fields}
+        raise FieldError(f"strike.ball: expected a ball id, got {ball!r}")
+    numbers = {k: read_number(fields[k], f"strike.{k}") for k in STRIKE_FIELDS[1:] if k in fields}
     return ph.Strike(ball=ball, **numbers)
 
 
 def parse_request(value: Any) -> Request:
     """One JSON object of the `simulate` contract."""
-    fields = _object(value, "request", ("table", "params", "models", "balls", "strike", "capacity", "record"))
+    fields = read_object(value, "request", REQUEST_FIELDS)
     table, key = parse_table(fields.get("table", DEFAULT_TABLE))
     params = parse_params(fields.get("params", {}))
     models = parse_models(fields.get("models", {}))
     balls = parse_balls(fields.get("balls"))
     strike = parse_strike(fields["strike"]) if "strike" in fields else None
-    capacity = fields.get("capacity", DEFAULT_CAPACITY)
-    if isinstance(capacity, bool) or not isinstance(capacity, int) or not 2 <= capacity <= 100_000:
-        raise SpecError(f"capacity: expected an integer 2..100000, got {capacity!r}")
-    record = fields.get("record", False)
-    if not isinstance(record, bool):
-        raise SpecError(f"record: expected true or false, got {record!r}")
+    capacity = read_int(fields.get("capacity", DEFAULT_CAPACITY), "capacity", 2, 100_000)
+    record = read_bool(fields.get("record", False), "record")
     batched = jax.tree_util.tree_map(lambda x: x[None], balls)
     try:
         check_balls(table, batched, float(params.R), float(contact_distance(table, params, models)))
         if strike is not None:
             check_strikes(jax.tree_util.tree_map(lambda x: np.asarray(x)[None], strike), batched)
     except InputError as err:
-        raise SpecError(str(err)) from err
+        raise FieldError(str(err)) from err
     # Requests with equal keys run as one batch: same table, constants, models, options,
     # and either all with a strike or all with explicit initial motion.
     batch_key = f"{key}|{params}|{models}|{capacity}|{record}|{strike is not None}"

@@ -8,7 +8,6 @@ them), so a saved match re-adjudicates to the same verdicts.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import jax
@@ -22,6 +21,7 @@ from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules import verdict as vd
 from piramida.rules.decisions import Decision, default_decision, eligible_balls
+from piramida.rules.fields import FieldError, read_bool, read_int, read_number, read_object
 from piramida.rules.referee import ShotRecord
 
 # Jitted once (and kept in the persistent compile cache): eager JAX would compile every
@@ -34,42 +34,11 @@ start_balls = jax.jit(st.start_balls)
 MIN_CAPACITY = 64  # event logs read from JSON are padded to a power of two at least this
 
 
-class FieldError(ValueError):
-    """Input that does not follow the referee's JSON schema; the message names the field."""
-
-
 # --- small readers --------------------------------------------------------------------
 
 
-def _object(value: Any, path: str, allowed: tuple[str, ...]) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise FieldError(f"{path}: expected an object, got {type(value).__name__}")
-    unknown = sorted(set(value) - set(allowed))
-    if unknown:
-        raise FieldError(f"{path}.{unknown[0]}: unknown field; allowed: {', '.join(allowed)}")
-    return value
-
-
-def _number(value: Any, path: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise FieldError(f"{path}: expected a finite number, got {value!r}")
-    return float(value)
-
-
-def _int(value: Any, path: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise FieldError(f"{path}: expected an integer {lo}..{hi}, got {value!r}")
-    return value
-
-
 def _ball(value: Any, path: str) -> int:
-    return _int(value, path, 0, ids.N_BALLS - 1)
-
-
-def _bool(value: Any, path: str) -> bool:
-    if not isinstance(value, bool):
-        raise FieldError(f"{path}: expected true or false, got {value!r}")
-    return value
+    return read_int(value, path, 0, ids.N_BALLS - 1)
 
 
 def _name(value: Any, path: str, names: tuple[str, ...]) -> int:
@@ -89,12 +58,12 @@ def _ball_list(value: Any, path: str) -> list[int]:
 
 def _xy(value: Any, path: str) -> tuple[float, float]:
     if isinstance(value, list) and len(value) == 2:
-        return _number(value[0], f"{path}[0]"), _number(value[1], f"{path}[1]")
-    fields = _object(value, path, ("x", "y"))
+        return read_number(value[0], f"{path}[0]"), read_number(value[1], f"{path}[1]")
+    fields = read_object(value, path, ("x", "y"))
     for axis in ("x", "y"):
         if axis not in fields:
             raise FieldError(f"{path}.{axis}: missing")
-    return _number(fields["x"], f"{path}.x"), _number(fields["y"], f"{path}.y")
+    return read_number(fields["x"], f"{path}.x"), read_number(fields["y"], f"{path}.y")
 
 
 def variant_of(value: Any, path: str = "variant") -> int:
@@ -128,7 +97,7 @@ def state_from_json(
     hand; only the coloured ball can be in hand, and it is in hand exactly in the
     break and in-hand phases (and may be while a decision is pending).
     """
-    fields = _object(value, path, STATE_FIELDS)
+    fields = read_object(value, path, STATE_FIELDS)
     if "variant" in fields:
         own_variant = variant_of(fields["variant"], f"{path}.variant")
         if variant is not None and own_variant != variant:
@@ -144,7 +113,7 @@ def state_from_json(
     width, length = dims.width, dims.length
     for k, ball in enumerate(balls):
         where = f"{path}.balls[{k}]"
-        entry = _object(ball, where, ("id", "x", "y"))
+        entry = read_object(ball, where, ("id", "x", "y"))
         if "id" not in entry:
             raise FieldError(f"{where}.id: missing")
         b = _ball(entry["id"], f"{where}.id")
@@ -191,18 +160,18 @@ def state_from_json(
     scores = fields.get("scores", default_scores)
     if not isinstance(scores, list) or len(scores) != 2:
         raise FieldError(f"{path}.scores: expected two integers")
-    scores = [_int(x, f"{path}.scores[{p}]", -10_000, 10_000) for p, x in enumerate(scores)]
+    scores = [read_int(x, f"{path}.scores[{p}]", -10_000, 10_000) for p, x in enumerate(scores)]
     if variant != ids.CLASSIC and scores != counts:
         raise FieldError(
             f"{path}.scores: in {ids.VARIANT_NAMES[variant]} a score is its shelf's ball count "
             f"(A-13): {counts}"
         )
-    turn = _int(fields.get("turn", 0), f"{path}.turn", 0, 1)
-    breaker = _int(fields.get("breaker", 0), f"{path}.breaker", 0, 1)
+    turn = read_int(fields.get("turn", 0), f"{path}.turn", 0, 1)
+    breaker = read_int(fields.get("breaker", 0), f"{path}.breaker", 0, 1)
     region = _name(fields.get("region", "house"), f"{path}.region", ids.REGION_NAMES)
     decision, options = st.NO_DECISION, 0
     if phase == st.DECISION:
-        d = _object(fields.get("decision"), f"{path}.decision", ("kind", "options", "by", "takes_ball"))
+        d = read_object(fields.get("decision"), f"{path}.decision", ("kind", "options", "by", "takes_ball"))
         decision = _name(d.get("kind"), f"{path}.decision.kind", st.DECISION_NAMES)
         names = st.OPTION_NAMES[decision]
         for k, option in enumerate(d.get("options", list(names))):
@@ -219,7 +188,7 @@ def state_from_json(
         key_array = np.asarray(jax.random.PRNGKey(key), np.uint32)
     elif isinstance(key, list) and len(key) == 2:
         key_array = np.asarray(
-            [_int(k, f"{path}.key[{i}]", 0, 2**32 - 1) for i, k in enumerate(key)], np.uint32
+            [read_int(k, f"{path}.key[{i}]", 0, 2**32 - 1) for i, k in enumerate(key)], np.uint32
         )
     else:
         raise FieldError(f"{path}.key: expected a seed (integer) or a PRNG key (two integers)")
@@ -236,24 +205,24 @@ def state_from_json(
         decision=jnp.int32(decision),
         options=jnp.int32(options),
         own_ball=jnp.int32(ids.NO_BALL if variant == ids.FREE else ids.COLOURED),
-        object_only=jnp.bool_(_bool(fields.get("object_only", False), f"{path}.object_only")),
+        object_only=jnp.bool_(read_bool(fields.get("object_only", False), f"{path}.object_only")),
         call_ball=jnp.int32(call_ball),
         call_pocket=jnp.int32(call_pocket),
-        playoff=jnp.bool_(_bool(fields.get("playoff", False), f"{path}.playoff")),
+        playoff=jnp.bool_(read_bool(fields.get("playoff", False), f"{path}.playoff")),
         last_pocketed=jnp.int32(-1 if last is None else _ball(last, f"{path}.last_pocketed")),
-        winner=jnp.int32(-1 if winner is None else _int(winner, f"{path}.winner", 0, 1)),
-        shots=jnp.int32(_int(fields.get("shots", 0), f"{path}.shots", 0, 10**9)),
+        winner=jnp.int32(-1 if winner is None else read_int(winner, f"{path}.winner", 0, 1)),
+        shots=jnp.int32(read_int(fields.get("shots", 0), f"{path}.shots", 0, 10**9)),
         key=jnp.asarray(key_array),
     )
 
 
 def call_from_json(value: Any, path: str = "call") -> tuple[int, int]:
     """A Classic call (CLS-5.2): `{"ball": 5, "pocket": "back-left"}`."""
-    fields = _object(value, path, ("ball", "pocket"))
+    fields = read_object(value, path, ("ball", "pocket"))
     for name in ("ball", "pocket"):
         if name not in fields:
             raise FieldError(f"{path}.{name}: missing")
-    ball = _int(fields["ball"], f"{path}.ball", 1, ids.N_BALLS - 1)
+    ball = read_int(fields["ball"], f"{path}.ball", 1, ids.N_BALLS - 1)
     return ball, pocket_of(fields["pocket"], f"{path}.pocket")
 
 
@@ -320,7 +289,7 @@ def declared_from_json(value: Any, path: str) -> int:
 
 def shot_from_json(request: dict[str, Any], state: st.GameState) -> st.Shot:
     """The `Shot` of a referee request: `strike.ball`, `place`, `declared`, `declared_after_end`."""
-    strike = _object(request.get("strike"), "strike", STRIKE_FIELDS)
+    strike = read_object(request.get("strike"), "strike", STRIKE_FIELDS)
     if "ball" not in strike:
         raise FieldError("strike.ball: missing")
     ball = _ball(strike["ball"], "strike.ball")
@@ -379,15 +348,15 @@ EVENT_FIELDS = ("t", "kind", "balls", "cushion", "pocket", "direction", "touchin
 
 
 def _event(value: Any, path: str) -> tuple[float, int, int, int, int, int]:
-    e = _object(value, path, EVENT_FIELDS)
-    t = _number(e.get("t"), f"{path}.t")
+    e = read_object(value, path, EVENT_FIELDS)
+    t = read_number(e.get("t"), f"{path}.t")
     kind = _name(e.get("kind"), f"{path}.kind", ev.KIND_NAMES[1:]) + 1
     balls = e.get("balls")
     wanted = 2 if kind == ev.BALL_BALL else 1
     if not isinstance(balls, list) or len(balls) != wanted:
         raise FieldError(f"{path}.balls: expected a list of {wanted} ball id{'s' if wanted > 1 else ''}")
     lo = -1 if kind == ev.STRIKE else 0
-    a = _int(balls[0], f"{path}.balls[0]", lo, ids.N_BALLS - 1)
+    a = read_int(balls[0], f"{path}.balls[0]", lo, ids.N_BALLS - 1)
     b, touch_a, touch_b = -1, -1, -1
     if kind == ev.BALL_BALL:
         b = _ball(balls[1], f"{path}.balls[1]")
@@ -456,7 +425,7 @@ def snapshot_from_positions(
 
 
 def _start_from_json(value: Any, path: str) -> Snapshot:
-    fields = _object(value, path, ("touching_cushion", "touching", "on_centre_line"))
+    fields = read_object(value, path, ("touching_cushion", "touching", "on_centre_line"))
     cushion = np.full(ids.N_BALLS, -1, np.int32)
     touching_cushion = fields.get("touching_cushion", {})
     if not isinstance(touching_cushion, dict):
@@ -500,8 +469,8 @@ def record_from_json(
         cushion pieces, to build the start snapshot when the output has none.
 
     """
-    fields = _object(value, path, RESULT_FIELDS)
-    overflow = _bool(fields.get("overflow", False), f"{path}.overflow")
+    fields = read_object(value, path, RESULT_FIELDS)
+    overflow = read_bool(fields.get("overflow", False), f"{path}.overflow")
     log = log_from_json(fields.get("events"), overflow, f"{path}.events")
     start_on = np.asarray(start_on, bool)
     final = np.tile(np.asarray(ids.OFF_TABLE_XY, np.float64), (ids.N_BALLS, 1))
@@ -515,7 +484,7 @@ def record_from_json(
     }
     for k, ball in enumerate(balls):
         where = f"{path}.balls[{k}]"
-        entry = _object(ball, where, ("id", "x", "y", "pocket", "pocket_time"))
+        entry = read_object(ball, where, ("id", "x", "y", "pocket", "pocket_time"))
         b = _ball(entry.get("id"), f"{where}.id")
         if not start_on[b]:
             raise FieldError(f"{where}.id: ball {b} was not on the table at shot start")
@@ -575,7 +544,7 @@ def record_to_json(record: ShotRecord) -> dict[str, Any]:
 
 def decision_from_json(value: Any, state: st.GameState, path: str = "decision") -> Decision:
     """A decision: `{"option": "shoot", "ball": 7}` (ball where the decision takes one)."""
-    fields = _object(value, path, ("option", "ball"))
+    fields = read_object(value, path, ("option", "ball"))
     kind = int(state.decision)
     names = st.OPTION_NAMES[kind]
     option = 0

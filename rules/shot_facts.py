@@ -1,10 +1,13 @@
 """Shot facts and legality read from one shot's event log: G5.3, G12.1, G20, G22, G24.
 
 `shot_facts` is written for one table and is pure array code over the log's C slots
-(masks, cumulative ops, `argmax` for "first"), so `jax.jit(jax.vmap(shot_facts))` runs
-a whole batch of tables at once. `explain` turns one table's facts into the rule ids a
-verdict cites. The readings of the rules chosen here (A-16, A-17, A-18, A-20, A-21 and
-the G20 notes) are tabled in `docs/rules-legality-notes.md`.
+(masks, `argmax` for "first", scatters per ball, one sort and running maxima), so
+`jax.jit(jax.vmap(shot_facts))` runs a whole batch of tables at once. Its work grows as C
+(C log C for the sort; one (C, N) running max for A-17(4) "direct"), never C x C: the
+referee must stay cheap next to the physics (`benchmarks/referee_speed.py`). `explain`
+turns one table's facts into the rule ids a verdict cites. The readings of the rules
+chosen here (A-16, A-17, A-18, A-20, A-21 and the G20 notes) are tabled in
+`docs/rules-legality-notes.md`.
 
 Pieces of cushion. A contact is with one of 12 pieces: the six cushion segments
 (ids 0-5) and the jaws of the six pockets (6 + pocket id), the numbering of
@@ -182,30 +185,95 @@ def _first(mask: Any) -> Any:
     return jnp.where(jnp.any(mask, axis=-1), jnp.argmax(mask, axis=-1), n).astype(jnp.int32)
 
 
-def _at(rows: Any, ball: Any) -> Any:
-    """rows[k, ball[k]] for each slot k, as a one-hot select (no gather under vmap)."""
-    onehot = ball[:, None] == jnp.arange(rows.shape[1])
-    return jnp.any(rows & onehot, axis=1)
+def _spare(mask: Any, index: Any, size: int) -> Any:
+    """`index` where `mask` holds and it is below `size`, else the spare entry `size`.
+
+    Scatters below write into `size + 1` entries and drop the spare one, so an event
+    that is not of the kind asked for, or names no ball, writes nowhere.
+    """
+    return jnp.where(mask & (index >= 0) & (index < size), index, size)
 
 
-def _before(events: Any) -> Any:
-    """(C, N): such an event happened in an earlier slot (exclusive running any)."""
-    seen = jnp.cumsum(events.astype(jnp.int32), axis=0) - events
-    return seen > 0
+def _first_of(mask: Any, ball: Any, n: int) -> Any:
+    """(N,): each ball's first slot whose event is `mask` and names it in `ball`, or C.
+
+    A scatter-min over the C slots: O(C), where a (C, N) mask would be O(C * N).
+    """
+    c = mask.shape[0]
+    slots = jnp.arange(c, dtype=jnp.int32)
+    return jnp.full(n + 1, c, jnp.int32).at[_spare(mask, ball, n)].min(slots)[:n]
 
 
-def _next(events: Any) -> Any:
-    """(C, N): the first slot after k holding such an event, or C."""
-    c = events.shape[0]
-    slots = jnp.where(events, jnp.arange(c)[:, None], c)
-    from_here = jax.lax.cummin(slots, axis=0, reverse=True)
-    return jnp.concatenate([from_here[1:], jnp.full_like(from_here[:1], c)], axis=0)
+def _last_of(mask: Any, ball: Any, n: int) -> Any:
+    """(N,): each ball's last such slot, or -1 (a scatter-max, as `_first_of`)."""
+    slots = jnp.arange(mask.shape[0], dtype=jnp.int32)
+    return jnp.full(n + 1, -1, jnp.int32).at[_spare(mask, ball, n)].max(slots)[:n]
 
 
-def _pick(per_ball: Any, ball: Any) -> Any:
-    """per_ball[ball[k]] for each slot k (-1 where ball[k] is not a ball), as a one-hot sum."""
-    onehot = ball[:, None] == jnp.arange(per_ball.shape[0])
-    return jnp.where(jnp.any(onehot, axis=1), jnp.sum(jnp.where(onehot, per_ball, 0), axis=1), -1)
+def _any_of(mask: Any, ball: Any, n: int) -> Any:
+    """(N,): some slot whose event is `mask` names the ball in `ball`."""
+    return _first_of(mask, ball, n) < mask.shape[0]
+
+
+def _of(per_ball: Any, ball: Any, default: Any) -> Any:
+    """per_ball[ball[k]] for each slot k, `default` where ball[k] is not a ball."""
+    n = per_ball.shape[0]
+    return jnp.where((ball >= 0) & (ball < n), per_ball[jnp.clip(ball, 0, n - 1)], default)
+
+
+def _segment_max(left: tuple[Any, Any], right: tuple[Any, Any]) -> tuple[Any, Any]:
+    """Combine for a running max that restarts where the flag is set (`associative_scan`)."""
+    left_start, left_max = left
+    right_start, right_max = right
+    return left_start | right_start, jnp.where(right_start, right_max, jnp.maximum(left_max, right_max))
+
+
+def _continued(log: ev.EventLog, is_ball_ball: Any, n: int, same_collision_s: float) -> Any:
+    """(C,): ball-ball contacts at most `same_collision_s` after an earlier contact of their pair.
+
+    Such a contact continues that one collision (G20-N2). Sorting the slots by (pair,
+    slot) puts each pair's contacts together, and a running max of their times, restarted
+    at each pair, gives the latest earlier one: O(C log C) instead of C x C slot pairs.
+    """
+    c = log.t.shape[0]
+    low, high = jnp.minimum(log.a, log.b), jnp.maximum(log.a, log.b)
+    pair = jnp.where(is_ball_ball, low * n + high, n * n)
+    order = jnp.sort(pair * c + jnp.arange(c))
+    slot, pair = order % c, order // c
+    t = log.t[slot]
+    starts = jnp.concatenate([jnp.ones(1, bool), pair[1:] != pair[:-1]])
+    _, latest = jax.lax.associative_scan(_segment_max, (starts, t))
+    earlier = jnp.where(starts, -jnp.inf, jnp.concatenate([jnp.full(1, -jnp.inf), latest[:-1]]))
+    # t - earlier falls as earlier grows: "within the window after the latest" is "after some".
+    continued = (pair < n * n) & (t - earlier <= same_collision_s)
+    return jnp.zeros(c, bool).at[slot].set(continued)
+
+
+def _latest_meeting(meets_at: Any, a: Any, b: Any, n: int) -> Any:
+    """(C,): the latest slot up to k where ball a[k] met another ball (`meets_at`), or -1.
+
+    One running max over a (C, N) table of each ball's meetings (A-17(4) "direct").
+    """
+    c = meets_at.shape[0]
+    balls = jnp.arange(n)
+    slots = jnp.arange(c, dtype=jnp.int32)
+    meets = meets_at[:, None] & ((a[:, None] == balls) | (b[:, None] == balls))
+    latest = jax.lax.associative_scan(jnp.maximum, jnp.where(meets, slots[:, None], -1), axis=0)
+    return jnp.take_along_axis(latest, jnp.clip(a, 0, n - 1)[:, None], axis=1)[:, 0]
+
+
+def _then(done: Any, meeting: Any, a: Any) -> tuple[Any, Any]:
+    """(C,) x 2: ball a[k] / b[k] of meeting slot k does `done` before its next meeting.
+
+    `done` marks slots j whose ball a[j] did the thing, `meeting` is a[j]'s latest meeting
+    before j (`_latest_meeting`): a scatter marks that meeting, on the side a[j] took in it.
+    Read only at meeting slots (`_latest_meeting`'s `meets_at`).
+    """
+    c = done.shape[0]
+    side = jnp.where(a[jnp.maximum(meeting, 0)] == a, 0, 1)
+    marked = jnp.zeros(2 * c + 1, bool).at[_spare(done & (meeting >= 0), 2 * meeting + side, 2 * c)].set(True)
+    by_side = marked[:-1].reshape(c, 2)
+    return by_side[:, 0], by_side[:, 1]
 
 
 def shot_facts(
@@ -246,7 +314,7 @@ def shot_facts(
       break_cross_ball_distinct: G12.1(3) needs the crossing ball to be a third ball, not
         one of the two cushion balls (A-21; default false).
       same_collision_s: contacts of one pair of balls closer in time than this are one
-        collision (G20-N2 "two separate collisions"; default 10 ms).
+        collision (G20-N2 "two separate collisions"; default 10 ms; 0 or more).
 
     Returns:
       The shot's `ShotFacts`.
@@ -255,6 +323,8 @@ def shot_facts(
     del length
     if causal_chain not in CAUSAL_CHAINS:
         raise ValueError(f"causal_chain must be one of {CAUSAL_CHAINS}, got {causal_chain!r}")
+    if not same_collision_s >= 0:
+        raise ValueError(f"same_collision_s must be 0 or more, got {same_collision_s!r}")
     other_cushion = jnp.asarray(_other_cushion_table(cushion_identity))
     n = object_mask.shape[-1]
     c = log.t.shape[-1]
@@ -264,52 +334,48 @@ def shot_facts(
     is_own = balls == own
     is_break = jnp.asarray(is_break, bool)
 
-    # The log as masks over (slot, ball).
+    # The log as (C,) masks; the ball of a cushion, crossing, pocket or jump event is `a`.
+    # Per-ball facts are scatters over the slots (`_first_of`, ...), not (C, N) masks.
     used = (slots < log.count) & (log.kind != ev.NONE)
     kind = jnp.where(used, log.kind, ev.NONE)
     a, b = log.a, log.b
+    names_ball = (a >= 0) & (a < n)
     is_ball_ball = kind == ev.BALL_BALL
     is_contact = (kind == ev.CUSHION) | (kind == ev.JAW)
     piece = jnp.where(kind == ev.JAW, ev.JAW_TOUCH_OFFSET + b, b)
     middle_jaw = (kind == ev.JAW) & jnp.isin(b, jnp.asarray(MIDDLE_POCKETS))
     is_crossing = (kind == ev.CENTRE_LINE) | middle_jaw  # G20-N4
-    ball_a = a[:, None] == balls
-    ball_b = b[:, None] == balls
-    in_ball_ball = is_ball_ball[:, None] & (ball_a | ball_b)
-    cushion_ev = is_contact[:, None] & ball_a
-    crossing_ev = is_crossing[:, None] & ball_a
-    pocket_ev = (kind == ev.POCKET)[:, None] & ball_a
-    jumped = jnp.any((kind == ev.OFF_TABLE)[:, None] & ball_a, axis=0)
+    cushion_ev = is_contact & names_ball
+    crossing_ev = is_crossing & names_ball
+    pocket_ev = (kind == ev.POCKET) & names_ball
+    jumped = _any_of(kind == ev.OFF_TABLE, a, n)
 
     # G5.3 and G19.2-N: the first contact of the own ball with an object ball that was not
     # touching it at shot start (A-20). On a break, the first contact with the pyramid.
     frozen_partners = jnp.any(start.touching & is_own[:, None], axis=0) & ~is_own
     partner = jnp.where(a == own, b, jnp.where(b == own, a, NO_BALL))
     own_contact = is_ball_ball & (partner >= 0)
-    partner_is = own_contact[:, None] & (partner[:, None] == balls)
     objects = jnp.asarray(object_mask, bool) & ~is_own
     pyramid = jnp.asarray(pyramid_mask, bool) & ~is_own
-    contact = jnp.any(partner_is & (objects & ~frozen_partners), axis=1)
-    break_hit = jnp.any(partner_is & (pyramid & ~frozen_partners), axis=1)
+    contact = own_contact & _of(objects & ~frozen_partners, partner, False)
+    break_hit = own_contact & _of(pyramid & ~frozen_partners, partner, False)
     first = _first(contact)
     first_break = _first(break_hit)
     hit = first < c
     first_contact = jnp.where(hit, jnp.sum(jnp.where(slots == first, partner, 0)), NO_BALL)
     break_contact = jnp.where(first_break < c, jnp.sum(jnp.where(slots == first_break, partner, 0)), NO_BALL)
-    frozen_partner_contact = jnp.any(partner_is & frozen_partners)
-    own_cushions_before = jnp.sum(cushion_ev & is_own & (slots < first)[:, None])
+    frozen_partner_contact = jnp.any(own_contact & _of(frozen_partners, partner, False))
+    own_cushions_before = jnp.sum(cushion_ev & _of(is_own, a, False) & (slots < first))
 
     # G22: pockets (a pocketed ball stays pocketed in this planar kernel).
-    pocketed = jnp.any(pocket_ev, axis=0)
-    pocket_slot = _first(pocket_ev.T)
-    pocket_of = jnp.where(
-        pocketed, jnp.sum(jnp.where(slots == pocket_slot[:, None], b, 0), axis=1), -1
-    ).astype(jnp.int32)
+    pocket_slot = _first_of(pocket_ev, a, n)
+    pocketed = pocket_slot < c
+    pocket_of = jnp.where(pocketed, b[jnp.minimum(pocket_slot, c - 1)], -1).astype(jnp.int32)
 
     # G12.1, over events after the first own-ball-pyramid contact (III.6, A-21).
-    after_break = (slots > first_break)[:, None]
-    break_cushion = jnp.any(cushion_ev & after_break, axis=0) & pyramid
-    break_crossing = jnp.any(crossing_ev & after_break, axis=0) & pyramid
+    after_break = slots > first_break
+    break_cushion = _any_of(cushion_ev & after_break, a, n) & pyramid
+    break_crossing = _any_of(crossing_ev & after_break, a, n) & pyramid
     cushion_count = jnp.sum(break_cushion)
     g12_1_1 = jnp.any(pocket_ev & after_break)
     g12_1_2 = cushion_count >= 3
@@ -320,26 +386,26 @@ def shot_facts(
     break_legal = g12_1_1 | g12_1_2 | g12_1_3
 
     # G20, over events after the first contact (A-17(1)), in log order (A-17(2), G20-N1).
-    after = (slots > first)[:, None]
+    after = slots > first
     rebound = cushion_ev & after
     crossed = crossing_ev & after
     g20_1 = jnp.any(pocket_ev & after)
     g20_2 = jnp.any(rebound)
     g20_3 = jnp.any(crossed)
 
-    # (2.1): the same ball touches piece p, later piece q, and p, q are other cushions.
-    piece_is = is_contact[:, None] & (piece[:, None] == jnp.arange(N_PIECES))
-    touches = rebound[:, :, None] & piece_is[:, None, :]  # (C, N, P)
-    first_touch = jnp.min(jnp.where(touches, slots[:, None, None], c), axis=0)  # (N, P)
-    last_touch = jnp.max(jnp.where(touches, slots[:, None, None], -1), axis=0)
+    # (2.1): the same ball touches piece p, later piece q, and p, q are other cushions:
+    # each (ball, piece)'s first and last touch, scattered into N x 12 entries.
+    touch = _spare(rebound & (piece >= 0) & (piece < N_PIECES), a * N_PIECES + piece, n * N_PIECES)
+    first_touch = jnp.full(n * N_PIECES + 1, c).at[touch].min(slots)[:-1].reshape(n, N_PIECES)
+    last_touch = jnp.full(n * N_PIECES + 1, -1).at[touch].max(slots)[:-1].reshape(n, N_PIECES)
     g20_2_1 = jnp.any((first_touch[:, :, None] < last_touch[:, None, :]) & other_cushion)
     # (3.1) and (4.1): crossing then cushion, cushion then crossing, by the same ball. A
     # middle-jaw contact is a cushion contact and a crossing (A-16, G20-N4), but one event:
     # each clause needs two (G20-N1).
-    first_rebound = _first(rebound.T)
-    last_rebound = jnp.max(jnp.where(rebound, slots[:, None], -1), axis=0)
-    first_crossing = _first(crossed.T)
-    last_crossing = jnp.max(jnp.where(crossed, slots[:, None], -1), axis=0)
+    first_rebound = _first_of(rebound, a, n)
+    last_rebound = _last_of(rebound, a, n)
+    first_crossing = _first_of(crossed, a, n)
+    last_crossing = _last_of(crossed, a, n)
     g20_3_1 = jnp.any(first_crossing < last_rebound)
     g20_4_1 = jnp.any(first_rebound < last_crossing)
 
@@ -349,54 +415,51 @@ def shot_facts(
     # Contacts of one pair less than `same_collision_s` after the pair's earlier contact
     # are that one collision: the kernel resolves a ball driven into a frozen neighbour or
     # cushion as a burst of contacts at one instant, which is not "two separate
-    # collisions" (G20-N2); a collision is dated by its first contact.
-    low, high = jnp.minimum(a, b), jnp.maximum(a, b)
-    same_pair = is_ball_ball[:, None] & is_ball_ball & (low[:, None] == low) & (high[:, None] == high)
-    soon = (slots[:, None] <= slots) & (log.t - log.t[:, None] <= same_collision_s)
-    collision_start = _first((same_pair & soon).T)  # (C,): slot of the collision's first contact
-    continued = is_ball_ball & (collision_start != slots)
-    meeting = is_ball_ball & ~continued & (slots > first)
-    rebounded_before = _before(rebound)
-    crossed_before = _before(crossed)
+    # collisions" (G20-N2); a collision is dated by its first contact. Each fact below is
+    # (C,) for ball a[m] and for ball b[m] of slot m.
+    meets_at = is_ball_ball & ~_continued(log, is_ball_ball, n, same_collision_s)
+    meeting = meets_at & after
+    rebounded = (_of(first_rebound, a, c) < slots, _of(first_rebound, b, c) < slots)
+    crossed_earlier = (_of(first_crossing, a, c) < slots, _of(first_crossing, b, c) < slots)
     if causal_chain == "direct":
-        next_meeting = _next(in_ball_ball & ~continued[:, None])
+        latest = _latest_meeting(meets_at, a, b, n)
+        y_cushion = _then(rebound, latest, a)
+        y_crossing = _then(crossed, latest, a)
     else:
-        next_meeting = jnp.full((c, n), c)
-    y_cushion = _next(rebound) < next_meeting
-    y_crossing = _next(crossed) < next_meeting
+        y_cushion = (_of(last_rebound, a, -1) > slots, _of(last_rebound, b, -1) > slots)
+        y_crossing = (_of(last_crossing, a, -1) > slots, _of(last_crossing, b, -1) > slots)
+    touching = (log.touch_a >= 0, log.touch_b >= 0)
     # G20-N2 (b), A-18: a declared frozen object ball, still against the declared piece at
     # its first ball-ball contact, rebounds off it at that contact and so moves the other
-    # ball; this may be the first contact itself.
+    # ball; this may be the first contact itself. Such a slot is a meeting (no earlier
+    # contact of its pair to continue), so `y_cushion` and `y_crossing` hold there.
     declared = start.cushion if declared_frozen is None else jnp.asarray(declared_frozen)
     declared = jnp.where(is_own, -1, declared).astype(jnp.int32)
-    first_meeting = _first(in_ball_ball.T)  # (N,)
-    pressed_x = is_ball_ball & (slots >= first) & hit & (slots == _pick(first_meeting, a))
-    pressed_x = pressed_x & (_pick(declared, a) >= 0) & (log.touch_a == _pick(declared, a))
-    pressed_y = is_ball_ball & (slots >= first) & hit & (slots == _pick(first_meeting, b))
-    pressed_y = pressed_y & (_pick(declared, b) >= 0) & (log.touch_b == _pick(declared, b))
+    first_meeting = jnp.minimum(_first_of(is_ball_ball, a, n), _first_of(is_ball_ball, b, n))
+    pressed_at = is_ball_ball & (slots >= first) & hit
+    pressed_x = pressed_at & (slots == _of(first_meeting, a, -1))
+    pressed_x = pressed_x & (_of(declared, a, -1) >= 0) & (log.touch_a == _of(declared, a, -1))
+    pressed_y = pressed_at & (slots == _of(first_meeting, b, -1))
+    pressed_y = pressed_y & (_of(declared, b, -1) >= 0) & (log.touch_b == _of(declared, b, -1))
 
-    def either_way(x_before: Any, y_after: Any, touch: bool = False) -> Any:
+    def either_way(x_before: tuple[Any, Any], y_after: tuple[Any, Any]) -> Any:
         """Some meeting where X (either ball of it) did x_before and the other then y_after."""
-        if touch:
-            a_then_b = meeting & _at(x_before, a) & (log.touch_b >= 0)
-            b_then_a = meeting & _at(x_before, b) & (log.touch_a >= 0)
-        else:
-            a_then_b = meeting & _at(x_before, a) & _at(y_after, b)
-            b_then_a = meeting & _at(x_before, b) & _at(y_after, a)
-        return jnp.any(a_then_b | b_then_a)
+        (x_a, x_b), (y_a, y_b) = x_before, y_after
+        return jnp.any(meeting & ((x_a & y_b) | (x_b & y_a)))
 
-    def pressed_then(y_after: Any) -> Any:
-        return jnp.any((pressed_x & _at(y_after, b)) | (pressed_y & _at(y_after, a)))
+    def pressed_then(y_after: tuple[Any, Any]) -> Any:
+        y_a, y_b = y_after
+        return jnp.any((pressed_x & y_b) | (pressed_y & y_a))
 
-    plain_2_2 = either_way(rebounded_before, y_cushion)
-    plain_4_2 = either_way(rebounded_before, y_crossing)
+    plain_2_2 = either_way(rebounded, y_cushion)
+    plain_4_2 = either_way(rebounded, y_crossing)
     n2_2_2 = pressed_then(y_cushion)
     n2_4_2 = pressed_then(y_crossing)
     g20_2_2 = plain_2_2 | n2_2_2
     g20_4_2 = plain_4_2 | n2_4_2
-    g20_2_3 = either_way(rebounded_before, None, touch=True)
-    g20_3_2 = either_way(crossed_before, y_cushion)
-    g20_3_3 = either_way(crossed_before, None, touch=True)
+    g20_2_3 = either_way(rebounded, touching)
+    g20_3_2 = either_way(crossed_earlier, y_cushion)
+    g20_3_3 = either_way(crossed_earlier, touching)
     g20_2 = g20_2 | jnp.any(pressed_x | pressed_y)
 
     clauses = (g20_1, g20_2_1, g20_2_2, g20_2_3, g20_3_1, g20_3_2, g20_3_3, g20_4_1, g20_4_2)
@@ -406,7 +469,7 @@ def shot_facts(
     g20_legal = hit & g20_any
 
     counted = jnp.where(is_break, first_break, first)
-    after_counted = (slots > counted)[:, None]
+    after_counted = slots > counted
     overflow = jnp.asarray(log.overflow, bool)
     legal = hit & jnp.where(is_break, break_legal, g20_legal) & ~jnp.any(jumped) & ~overflow
     return ShotFacts(
@@ -421,8 +484,8 @@ def shot_facts(
         pocketed=pocketed,
         pocket_of=pocket_of,
         jumped=jumped,
-        cushion_balls=jnp.any(cushion_ev & after_counted, axis=0),
-        crossing_balls=jnp.any(crossing_ev & after_counted, axis=0),
+        cushion_balls=_any_of(cushion_ev & after_counted, a, n),
+        crossing_balls=_any_of(crossing_ev & after_counted, a, n),
         break_contact=break_contact.astype(jnp.int32),
         break_contact_index=first_break,
         g12_1_1=g12_1_1,
