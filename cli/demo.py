@@ -17,7 +17,6 @@ from rich.table import Table as RichTable
 import piramida.physics as ph
 from piramida.cli.spec import result_to_json
 from piramida.physics.layouts import break_positions
-from piramida.physics.trajectory import trajectory
 
 
 def add_parser(commands: Any) -> None:
@@ -37,7 +36,7 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Simulate and report."""
-    from piramida.cli.draw import draw_shot  # matplotlib: only this command needs it
+    from piramida.envs.render import draw_shot, shot_paths  # matplotlib: only this command needs it
 
     console = Console()
     table, params = ph.preset(), ph.PYRAMID_PARAMS
@@ -75,13 +74,10 @@ def run(args: argparse.Namespace) -> int:
         f"{len(crossed)}; pocketed: {', '.join(pocketed) or 'none'}; log overflow: {shot['overflow']}"
     )
     host = jax.tree_util.tree_map(lambda x: np.asarray(x)[0], result)
-    times = np.linspace(0.0, float(host.duration), 600)
-    paths = np.asarray(trajectory(host, times, params))
     out = Path(args.out)
     picture = draw_shot(
         table,
-        paths,
-        positions,
+        shot_paths(host, params),
         np.asarray(host.final.s) != ph.motion.ABSENT,
         float(params.R),
         out / "break.png",

@@ -209,8 +209,10 @@ def _rail_entry(
             coeffs = jnp.stack(
                 [arrays.dot(n_side, r - a) - c, arrays.dot(n_side, v), arrays.dot(n_side, half_a)]
             )
-            # An overlap of up to half the contact distance counts as a contact now; the
-            # far side of a line is at least 2c away, and must not.
+            # An overlap of up to half the contact distance that closes, or turns to close,
+            # counts as a contact; the far side of a line is at least 2c away, and must not.
+            # A distance that starts inside (beyond the piece's end, in a pocket's mouth)
+            # and comes back enters where it falls back through c.
             tau = first_entry_quadratic(coeffs, h, c / 2)
             at = r + v * tau + half_a * tau**2
             s = arrays.dot(u, at - a)
@@ -219,12 +221,14 @@ def _rail_entry(
         return jnp.minimum(one_side(nrm), one_side(-nrm))
 
     line_t = jax.vmap(line_time)(table.line_a, along, normal, length)
+    # A closing overlap with a nose or a capture circle (a kiss or rounding put the ball
+    # in it) is a contact, or a drop, at once; so is one that turns to close.
     arc_t = jax.vmap(
-        lambda centre, rho: first_entry(_circle_coeffs(r, v, half_a, centre, rho + c), h, jnp.inf)
+        lambda centre, rho: first_entry(_circle_coeffs(r, v, half_a, centre, rho + c), h, jnp.inf, graze=True)
     )(table.arc_centre, table.arc_radius)
-    hole_t = jax.vmap(lambda centre, rho: first_entry(_circle_coeffs(r, v, half_a, centre, rho), h, 0.0))(
-        table.pocket_centre, table.pocket_radius
-    )
+    hole_t = jax.vmap(
+        lambda centre, rho: first_entry(_circle_coeffs(r, v, half_a, centre, rho), h, jnp.inf, graze=True)
+    )(table.pocket_centre, table.pocket_radius)
     mid = table.length / 2
     cross = side[k] * jnp.stack([r[1] - mid, v[1], half_a[1]])
     centre_t = jnp.where(side[k] != 0, first_entry_quadratic(cross, h, 0.0), jnp.inf)

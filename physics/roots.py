@@ -79,7 +79,7 @@ def _sort3(x: Any) -> Any:
     return jnp.stack([jnp.minimum(lo, x[2]), jnp.clip(x[2], lo, hi), jnp.maximum(hi, x[2])])
 
 
-def first_entry(coeffs: Any, horizon: Any, touch: Any) -> Any:
+def first_entry(coeffs: Any, horizon: Any, touch: Any, graze: bool = False) -> Any:
     """First t in [0, horizon] where f(t) = sum coeffs[k] t^k falls to <= 0; inf if none.
 
     Args:
@@ -88,6 +88,9 @@ def first_entry(coeffs: Any, horizon: Any, touch: Any) -> Any:
       touch: a start with -touch < f(0) <= 0 and f decreasing counts as an entry at t = 0
         (balls that touch, or overlap because a contact moved a ball a few micrometres;
         inf for any overlap).
+      graze: also count such a start with f rising but turning to fall before it gets
+        above 0 (moving along the contact while the path curves into it) as an entry,
+        where f turns (the table's contacts; static).
 
     Returns:
       The entry time, at which f <= 0 (to float64 resolution), or inf.
@@ -121,7 +124,15 @@ def first_entry(coeffs: Any, horizon: Any, touch: Any) -> Any:
         return jnp.clip(s - step, lo, hi)
 
     s = jax.lax.fori_loop(0, NEWTON_STEPS, newton, hi)
-    t = jnp.where(at_start, 0.0, jnp.where(found, s * H, jnp.inf))
+    t = jnp.where(found, s * H, jnp.inf)
+    if graze:
+        # The first monotone piece on which f falls, and whether f stays <= 0 until then.
+        falls = values[1:] < values[:-1]
+        turn = jnp.argmax(falls)
+        out = jnp.any((values[:-1] > 0) & (jnp.arange(falls.shape[0]) <= turn))
+        grazes = (values[0] <= 0) & (values[0] > -touch) & jnp.any(falls) & ~out
+        t = jnp.where(grazes, knots[turn] * H, t)
+    t = jnp.where(at_start, 0.0, t)
     return jnp.where(valid, t, jnp.inf)
 
 
@@ -129,12 +140,27 @@ def first_entry_quadratic(coeffs: Any, horizon: Any, touch: Any) -> Any:
     """`first_entry` for a polynomial of degree <= 2, in closed form.
 
     From f(0) > 0 the first root is necessarily where f falls through zero, so the entry
-    is the smallest root in (0, horizon].
+    is the smallest root in (0, horizon]. From f(0) <= 0 (a start inside, not counted as
+    an entry at once) f can only come back in if it is concave: it leaves at the smaller
+    root and falls back through zero at the larger one, the entry. (A ball that starts
+    inside a cushion line's reach beyond the end of the piece, in a pocket's mouth, and
+    curves into the piece's span from outside must meet the piece there.) A concave f
+    that starts inside within `touch` and never gets out enters where it turns to fall.
     """
     c0, c1, c2 = coeffs[0], coeffs[1], coeffs[2]
     r1, r2 = _quadratic_roots(c2, c1, c0)
     roots = jnp.stack([r1, r2])
     ahead = jnp.isfinite(roots) & (roots >= 0) & (roots <= horizon)
     first = jnp.min(jnp.where(ahead, roots, jnp.inf))
-    at_start = (c0 <= 0) & (c0 > -touch) & (c1 < 0)
-    return jnp.where(at_start, 0.0, jnp.where(c0 > 0, first, jnp.inf))
+    # Both roots are real and distinct, and the larger one (nan-free: both finite) ahead.
+    back = jnp.maximum(r1, r2)
+    returns = (c2 < 0) & jnp.all(jnp.isfinite(roots)) & (jnp.minimum(r1, r2) < back)
+    returns = returns & (back > 0) & (back <= horizon)
+    inside = (c0 <= 0) & (c0 > -touch)
+    at_start = inside & (c1 < 0)
+    # Inside and never out (the peak f(-c1 / 2 c2) <= 0, no distinct real roots): an
+    # overlap by rounding, moving along the contact while the path curves into it.
+    turn = -c1 / (2 * jnp.where(c2 < 0, c2, -1.0))
+    grazes = inside & (c2 < 0) & (c1 * c1 - 4 * c2 * c0 <= 0) & (turn <= horizon)
+    later = jnp.where(c0 > 0, first, jnp.where(returns, back, jnp.inf))
+    return jnp.where(at_start, 0.0, jnp.where(grazes, turn, later))

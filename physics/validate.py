@@ -11,10 +11,13 @@ import numpy as np
 from piramida.physics.layouts import MAX_BALLS
 from piramida.physics.motion import ABSENT, POCKETED, BallState
 from piramida.physics.strike import MAX_ELEVATION, MAX_SPEED, MAX_TIP_OFFSET, Strike
-from piramida.physics.table import Table
+from piramida.physics.table import CUSHION_NAMES, POCKET_NAMES, Table
 
 # Balls may touch (a rack, frozen balls) but not overlap by more than this (m).
 OVERLAP_TOLERANCE = 1e-9
+# A centre may come this much closer than the contact distance to a cushion, jaw or
+# capture circle (m): rounding, so that a ball frozen to a cushion is valid.
+CUSHION_TOLERANCE = 1e-12
 
 
 class InputError(ValueError):
@@ -25,38 +28,147 @@ def _where(table_index: int, batch: bool) -> str:
     return f"table {table_index}: " if batch else ""
 
 
+def _pocket_mouths(table: Table, width: float, length: float) -> list[np.ndarray]:
+    """Each pocket's mouth as a polygon (6, 2): the ground between its jaws, off the bed.
+
+    From each nose's tangent point on the nose line (the nose centre brought onto the
+    bed's edge) along the chord to the near end of its jaw face, down the face to its far
+    end, across to the other face's far end, and back the same way. The chords lie inside
+    the noses, where no centre may be anyway; the bed and these polygons are all the ground
+    a centre may stand on.
+    """
+    line_a, line_b = np.asarray(table.line_a, np.float64), np.asarray(table.line_b, np.float64)
+    arc_centre = np.asarray(table.arc_centre, np.float64)
+    line_pocket, arc_pocket = np.asarray(table.line_pocket), np.asarray(table.arc_pocket)
+    mouths = []
+    for pocket in np.unique(arc_pocket[arc_pocket >= 0]):
+        noses, faces = np.flatnonzero(arc_pocket == pocket), np.flatnonzero(line_pocket == pocket)
+        if len(noses) != 2 or len(faces) != 2:
+            raise ValueError(f"table: pocket {pocket} needs two jaw noses and two jaw faces")
+        sides = []
+        for nose in noses:
+            centre = arc_centre[nose]
+            ends = np.stack([line_a[faces], line_b[faces]], axis=1)  # (face, end, xy)
+            face, end = np.unravel_index(np.argmin(np.linalg.norm(ends - centre, axis=-1)), (2, 2))
+            rail = np.array([np.clip(centre[0], 0.0, width), np.clip(centre[1], 0.0, length)])
+            sides.append([rail, ends[face, end], ends[face, 1 - end]])
+        mouths.append(np.array(sides[0] + sides[1][::-1]))
+    return mouths
+
+
+def _inside_polygon(x: np.ndarray, y: np.ndarray, polygon: np.ndarray) -> np.ndarray:
+    """Whether each point (x, y) is inside `polygon` (V, 2) (crossing-number test)."""
+    inside = np.zeros(x.shape, dtype=bool)
+    for (x0, y0), (x1, y1) in zip(polygon, np.roll(polygon, -1, axis=0), strict=True):
+        if y0 == y1:
+            continue
+        crosses = ((y0 > y) != (y1 > y)) & (x < x0 + (y - y0) * (x1 - x0) / (y1 - y0))
+        inside ^= crosses
+    return inside
+
+
+def _check_cushions(table: Table, r: np.ndarray, on_table: np.ndarray, reach: float) -> None:
+    """Raise `InputError` for the first ball on a table that is not on the cloth (see `check_balls`)."""
+    width, length = float(table.width), float(table.length)
+    batch = len(r) > 1
+    r = np.where(on_table[..., None], r, 0.0).astype(np.float64)  # absent balls may hold anything
+    x, y = r[..., 0], r[..., 1]
+    # Straight cushion pieces and jaw faces, (B, N, S): square distance within the length.
+    a, b = np.asarray(table.line_a, np.float64), np.asarray(table.line_b, np.float64)
+    seg = b - a
+    seg_len = np.linalg.norm(seg, axis=-1)
+    along = seg / seg_len[:, None]
+    rel = r[..., None, :] - a
+    s_along = np.einsum("bnsk,sk->bns", rel, along)
+    offset = np.abs(rel[..., 0] * along[:, 1] - rel[..., 1] * along[:, 0])
+    line_gap = np.where((s_along >= 0) & (s_along <= seg_len), offset - reach, np.inf)
+    # Jaw noses, (B, N, A): distance to the centre, less the nose radius and the reach.
+    centres, radii = np.asarray(table.arc_centre, np.float64), np.asarray(table.arc_radius, np.float64)
+    arc_pocket = np.asarray(table.arc_pocket)
+    arc_gap = np.linalg.norm(r[..., None, :] - centres, axis=-1) - radii - reach
+    arc_gap = np.where(arc_pocket >= 0, arc_gap, np.inf)
+    # Pocket capture circles, (B, N, P): a centre inside one has dropped.
+    holes, hole_r = np.asarray(table.pocket_centre, np.float64), np.asarray(table.pocket_radius, np.float64)
+    hole_gap = np.linalg.norm(r[..., None, :] - holes, axis=-1) - hole_r
+    hole_gap = np.where(hole_r > 0, hole_gap, np.inf)
+    # On the bed (inside the nose lines) or in a pocket mouth.
+    tol = CUSHION_TOLERANCE
+    grounded = (x >= -tol) & (x <= width + tol) & (y >= -tol) & (y <= length + tol)
+    mouths = _pocket_mouths(table, width, length)
+    for polygon in mouths:
+        grounded |= _inside_polygon(x, y, polygon)
+    outside = ~grounded
+    on_line = line_gap.min(axis=-1, initial=np.inf) < -tol
+    on_arc = arc_gap.min(axis=-1, initial=np.inf) < -tol
+    dropped = hole_gap.min(axis=-1, initial=np.inf) < -tol
+    off = on_table & (outside | on_line | on_arc | dropped)
+    if not off.any():
+        return
+    k, ball = np.argwhere(off)[0]
+    head = f"{_where(k, batch)}ball {ball}: centre ({x[k, ball]:.4f}, {y[k, ball]:.4f}) is off the cloth: "
+    if dropped[k, ball]:
+        hole = int(np.argmin(hole_gap[k, ball]))
+        raise InputError(
+            head
+            + f"it is inside the capture circle of the {POCKET_NAMES[hole]} pocket (the ball has dropped)"
+        )
+    if outside[k, ball]:
+        mouth = " or in a pocket mouth between the jaws" if mouths else ""
+        raise InputError(
+            head + f"a centre must be on the bed, x in [0, {width:.4f}], y in [0, {length:.4f}]{mouth}"
+        )
+    line = int(np.argmin(line_gap[k, ball]))
+    arc = int(np.argmin(arc_gap[k, ball]))
+    if line_gap[k, ball, line] <= arc_gap[k, ball, arc]:
+        cushion, pocket = (
+            int(np.asarray(table.line_cushion)[line]),
+            int(np.asarray(table.line_pocket)[line]),
+        )
+        piece = (
+            f"the {CUSHION_NAMES[cushion]} cushion"
+            if cushion >= 0
+            else f"a jaw of the {POCKET_NAMES[pocket]} pocket"
+        )
+        depth, rule = -line_gap[k, ball, line], f"at least {reach:.5f} m from a cushion nose line"
+    else:
+        piece = f"a jaw nose of the {POCKET_NAMES[int(arc_pocket[arc])]} pocket"
+        depth = -arc_gap[k, ball, arc]
+        cx, cy = centres[arc]
+        rule = f"at least {radii[arc] + reach:.5f} m from the nose's centre ({cx:.4f}, {cy:.4f})"
+    raise InputError(head + f"it overlaps {piece} by {depth * 1e3:.3f} mm; a centre must be {rule}")
+
+
 def check_balls(table: Table, balls: BallState, R: float, reach: float | None = None) -> None:
     """Raise `InputError` for NaN, off-cloth or overlapping balls, and bad shapes.
+
+    A ball on the table is valid where the kernel would see no overlap at t = 0: its
+    centre is at least `reach` from every straight cushion piece and jaw face (measured
+    square to the piece, within its length, from either side, as the kernel does), at
+    least `reach` plus the nose radius from every jaw nose's centre, outside every pocket
+    capture circle (a centre inside one is pocketed), and on the bed (inside the cushion
+    nose lines) or in a pocket mouth between the jaws. A ball frozen to a cushion or jaw
+    (exactly at the contact distance) is valid; so is one resting past a nose line in a
+    pocket's mouth, where there is no cushion. On a rectangle this is the old bound: a
+    centre at least `reach` inside each nose line.
 
     Args:
       balls: (B, N, ...) batched ball states.
       R: ball radius (balls may not overlap).
-      reach: how close a centre may come to a cushion nose line: the contact distance of
-        the cushion model (R cos(theta) where the nose meets the ball above its equator,
-        so a ball frozen to a cushion is valid), R if None.
+      reach: the contact distance of the cushion model (R cos(theta) where the nose meets
+        the ball above its equator; `kernel.contact_distance`), R if None.
 
     """
     reach = R if reach is None else reach
     r, v, w, s = (np.asarray(x) for x in (balls.r, balls.v, balls.w, balls.s))
     if r.ndim != 3 or r.shape[-1] != 2 or r.shape[1] > MAX_BALLS:
         raise InputError(f"balls: expected positions of shape (tables, <= {MAX_BALLS}, 2), got {r.shape}")
-    width, length = float(table.width), float(table.length)
     for name, values in (("x/y", r), ("v", v), ("w", w)):
         bad = ~np.isfinite(values).all(axis=-1) & (s != ABSENT)
         if bad.any():
             k, ball = np.argwhere(bad)[0]
             raise InputError(f"{_where(k, len(r) > 1)}ball {ball}: {name} is not a finite number")
     on_table = (s != ABSENT) & (s != POCKETED)
-    x, y = r[..., 0], r[..., 1]
-    inside = np.minimum(np.minimum(x - reach, width - reach - x), np.minimum(y - reach, length - reach - y))
-    off = on_table & (inside < 0) & ~np.isclose(inside, 0, atol=1e-12)
-    if off.any():
-        k, ball = np.argwhere(off)[0]
-        raise InputError(
-            f"{_where(k, len(r) > 1)}ball {ball}: centre ({x[k, ball]:.4f}, {y[k, ball]:.4f}) is off the "
-            f"cloth: a centre must be at least {reach:.5f} m inside the cushion nose lines, "
-            f"x in [{reach:.5f}, {width - reach:.4f}], y in [{reach:.5f}, {length - reach:.4f}]"
-        )
+    _check_cushions(table, r, on_table, reach)
     gaps = np.linalg.norm(r[:, :, None] - r[:, None], axis=-1) - 2 * R
     both = on_table[:, :, None] & on_table[:, None]
     n = r.shape[1]

@@ -171,9 +171,7 @@ def test_whole_games_every_variant_with_the_physics_kernel(tmp_path: Path) -> No
     for step in range(SHOT_BUDGET):
         shots, strikes, state = plan_shots(state, rng)
         balls = _start_balls(state, shots)
-        # validate=False: a ball at rest against a cushion nose sits a little under R from the
-        # nose line, which the kernel's own input check would refuse on the next shot.
-        result = ph.simulate(TABLE, balls, strikes, PARAMS, capacity=CAPACITY, validate=False)
+        result = ph.simulate(TABLE, balls, strikes, PARAMS, capacity=CAPACITY)
         verdicts, after = adjudicate(state, shots, result, DIMS)
         before_h, after_h, v = host(state), host(after), host(verdicts)
         for k in range(B):

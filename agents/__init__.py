@@ -1,0 +1,34 @@
+"""piramida.agents: bots that play from the game state (the agent protocol, random, greedy).
+
+`make_agent` builds one by name, so matches and the command line can name their bots.
+The module `candidates` keeps its name (its function of the same name, and `aim`, are not
+re-exported here, so that `from piramida.agents import candidates` is the module).
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+from piramida.agents.candidates import Candidates, PowerRule
+from piramida.agents.greedy import GreedyAgent
+from piramida.agents.protocol import Agent
+from piramida.agents.random_agent import RandomAgent
+
+AGENTS: dict[str, Callable[..., Agent]] = {"random": RandomAgent, "greedy": GreedyAgent}
+
+
+def make_agent(name: str, **kwargs: Any) -> Agent:
+    """The agent called `name` ("random", "greedy"), built with `kwargs`; ValueError names an unknown one."""
+    if name not in AGENTS:
+        raise ValueError(f"agents: unknown agent {name!r}; choose from {sorted(AGENTS)}")
+    return AGENTS[name](**kwargs)
+
+
+__all__ = [
+    "AGENTS",
+    "Agent",
+    "Candidates",
+    "GreedyAgent",
+    "PowerRule",
+    "RandomAgent",
+    "make_agent",
+]

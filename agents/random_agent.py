@@ -1,0 +1,95 @@
+"""The random agent: uniformly random legal actions, the baseline every bot must beat.
+
+"Legal" means the referee accepts the move (`verdict.invalid` and `decide`'s invalid bits
+stay 0), not that the shot is a good one: most random shots are fouls (G5.3, G20). Each
+table draws from its own key, so a table's move does not depend on the batch.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import Array
+
+from piramida.agents.candidates import fixed_own, own_balls
+from piramida.rules import ids, placement
+from piramida.rules import state as st
+from piramida.rules.decisions import eligible_balls
+from piramida.rules.game import Move, move
+
+SPEED = (0.5, 7.0)  # m/s, the cue speed of an ordinary shot
+BREAK_SPEED = (5.0, 9.0)  # m/s, a break
+MAX_TIP = 0.5  # tip offsets uniform in the disc of this radius (fractions of R)
+
+
+def uniform_choice(key: Array, mask: Any) -> Any:
+    """A uniformly random index where `mask` holds, or -1 where it holds nowhere."""
+    draw = jnp.where(mask, jax.random.uniform(key, mask.shape), -1.0)
+    return jnp.where(jnp.any(mask), jnp.argmax(draw), -1).astype(jnp.int32)
+
+
+def _random_move(state: st.GameState, key: Array, dims: st.Dims) -> Move:
+    """One table's random move (see `RandomAgent`)."""
+    W, L, R = dims.width, dims.length, dims.R
+    keys = jax.random.split(key, 10)
+    own = uniform_choice(keys[0], own_balls(state))
+    low, high = jnp.where(state.phase == st.BREAK, jnp.asarray(BREAK_SPEED), jnp.asarray(SPEED))
+    radius = MAX_TIP * jnp.sqrt(jax.random.uniform(keys[3]))
+    angle = jax.random.uniform(keys[4], maxval=2 * jnp.pi)
+    # G11.1, G21.2, DYN-5.2: a uniform point of the hand region's box, made legal.
+    region = st.hand_region(state, dims)
+    x_lo, x_hi, y_lo, y_hi = placement.region_bounds(region, W, L, R)
+    point = jnp.stack([x_lo, y_lo]) + jax.random.uniform(keys[5], (2,)) * jnp.stack(
+        [x_hi - x_lo, y_hi - y_lo]
+    )
+    place = placement.default_placement(
+        region, state.positions, state.on_table, W, L, R, preferred=point, grid=placement.COARSE_GRID
+    )
+    # CLS-5.2: a call names an object ball on the table and a pocket.
+    classic = state.variant == ids.CLASSIC
+    call_ball = uniform_choice(keys[6], state.on_table & (jnp.arange(ids.N_BALLS) != ids.COLOURED))
+    call_pocket = jax.random.randint(keys[7], (), 0, 6)
+    options = ((state.options >> jnp.arange(4)) & 1) == 1
+    return move(
+        ball=jnp.where(own >= 0, own, fixed_own(state)),
+        speed=jax.random.uniform(keys[2], minval=low, maxval=high),
+        phi=jax.random.uniform(keys[1], maxval=360.0),
+        a=radius * jnp.cos(angle),
+        b=radius * jnp.sin(angle),
+        place=place,
+        call_ball=jnp.where(classic, call_ball, ids.NO_BALL),
+        call_pocket=jnp.where(classic & (call_ball >= 0), call_pocket, -1),
+        option=jnp.maximum(uniform_choice(keys[8], options), 0),
+        take=uniform_choice(keys[9], eligible_balls(state)),
+    )
+
+
+@functools.partial(jax.jit, static_argnames=("dims",))
+def random_moves(states: st.GameState, keys: Array, dims: st.Dims = st.DEFAULT_DIMS) -> Move:
+    """`RandomAgent.act` as a function: (B,) states, (B, 2) keys."""
+    return jax.vmap(lambda s, k: _random_move(s, k, dims))(states, keys)
+
+
+class RandomAgent:
+    """Uniformly random legal actions.
+
+    A shot: the own ball uniform among the balls the rules allow (G4.2, G4.3, FREE-5.1),
+    aim uniform in [0, 360), cue speed uniform in `SPEED` (the break: `BREAK_SPEED`),
+    tip offsets uniform in the disc of radius `MAX_TIP`; from hand, a uniform point of
+    the region made legal by `placement.default_placement`; in Classic a call of a random
+    object ball on the table and a random pocket (CLS-5.2). A decision: a uniformly
+    random allowed option and a uniformly random eligible ball (`eligible_balls`).
+    """
+
+    name = "random"
+
+    def __init__(self, dims: st.Dims = st.DEFAULT_DIMS) -> None:
+        """A random agent for a table of the given figures."""
+        self.dims = dims
+
+    def act(self, states: st.GameState, keys: Array) -> Move:
+        """Random moves: states (B,), keys (B, 2)."""
+        return random_moves(states, keys, self.dims)

@@ -1,0 +1,103 @@
+"""Vector env throughput, and its overhead over the bare physics kernel on the same shots.
+
+For each table count, a `PyramidVectorEnv` (Free pyramid, raw actions, random opponent)
+is stepped with random actions after a warm-up; every kernel call the env makes (the
+learner's shots and the opponent's replies) is recorded and then replayed through the
+bare kernel (`physics.simulate` on the same start balls and strikes, same batch shape).
+The overhead is env time / replay time - 1: what decoding, the referee, the opponent's
+policy, observations, resets and host transfers add on top of the physics.
+Target (issue 4): under 20 % at 1024 tables.
+
+Usage::
+
+    python benchmarks/env_speed.py                          # 1, 64, 1024, 4096 tables
+    python benchmarks/env_speed.py --sizes 64 --steps 8 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import jax
+from rich.console import Console
+from rich.table import Table
+
+import piramida.physics as ph
+from piramida.envs.core import padded
+from piramida.envs.vector_env import PyramidVectorEnv
+
+
+def measure(tables: int, steps: int, seed: int) -> dict[str, Any]:
+    """Env steps/s, shots/s, and the replay through the bare kernel, for one table count."""
+    env = PyramidVectorEnv(num_envs=tables, variant="free", opponent="random")
+    env.reset(seed=seed)
+    env.action_space.seed(seed)
+    env.step(env.action_space.sample())  # compiles (or loads from the cache)
+    env.core.trace = []
+    started = time.perf_counter()
+    for _ in range(steps):
+        env.step(env.action_space.sample())
+    env_s = time.perf_counter() - started
+    calls = env.core.trace
+    table, size = ph.preset(), padded(tables)
+    jax.block_until_ready(ph.simulate(table, *calls[0], validate=False))  # same shape: cached
+    started = time.perf_counter()
+    for balls, strikes in calls:
+        jax.block_until_ready(ph.simulate(table, balls, strikes, validate=False))
+    kernel_s = time.perf_counter() - started
+    return {
+        "tables": tables,
+        "compiled_batch": size,
+        "env_steps": steps,
+        "kernel_calls": len(calls),
+        "env_s": env_s,
+        "kernel_s": kernel_s,
+        "steps_per_s": steps * tables / env_s,
+        "kernel_calls_per_step": len(calls) / steps,
+        "overhead": env_s / kernel_s - 1.0,
+    }
+
+
+def main() -> None:
+    """Measure every size, print a table, optionally write JSON (atomically)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1,64,1024,4096", help="table counts (default: %(default)s)")
+    parser.add_argument("--steps", type=int, default=16, help="timed env steps per size")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", help="write the figures to this file")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    console = Console()
+    rows = []
+    for tables in sizes:
+        with console.status(f"{tables} tables"):
+            rows.append(measure(tables, args.steps, args.seed))
+    out = Table(title=f"vector env vs bare kernel ({platform.node()}, load {os.getloadavg()[0]:.1f})")
+    for column in ("tables", "env steps/s", "kernel calls/step", "env s", "kernel s", "overhead"):
+        out.add_column(column, justify="right")
+    for r in rows:
+        out.add_row(
+            str(r["tables"]),
+            f"{r['steps_per_s']:.1f}",
+            f"{r['kernel_calls_per_step']:.2f}",
+            f"{r['env_s']:.2f}",
+            f"{r['kernel_s']:.2f}",
+            f"{100 * r['overhead']:.1f} %",
+        )
+    console.print(out)
+    if args.json:
+        path = Path(args.json)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent or ".", delete=False, suffix=".tmp") as f:
+            json.dump({"machine": platform.node(), "cpus": os.cpu_count(), "rows": rows}, f, indent=1)
+        os.replace(f.name, path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""piramida.envs: Gymnasium environments of the four pyramid variants, batched in JAX.
+
+    import gymnasium as gym
+    import piramida.envs  # registers the ids (see the README for the no-import form)
+
+    env = gym.make("piramida/FreePyramid-v0", opponent="greedy", noise="pro")
+    envs = gym.make_vec("piramida/FreePyramid-v0", num_envs=4096, vectorization_mode="vector_entry_point")
+
+`register_envs` is also the package's `gymnasium.envs` entry point.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ENV_IDS: dict[str, str] = {
+    "free": "piramida/FreePyramid-v0",
+    "combined": "piramida/CombinedPyramid-v0",
+    "dynamic": "piramida/DynamicPyramid-v0",
+    "classic": "piramida/ClassicPyramid-v0",
+}
+
+
+def register_envs() -> None:
+    """Register the four ids with Gymnasium (idempotent; nothing heavy is imported)."""
+    from gymnasium.envs.registration import register, registry
+
+    for variant, env_id in ENV_IDS.items():
+        if env_id in registry:
+            continue
+        register(
+            id=env_id,
+            entry_point="piramida.envs.pyramid_env:PyramidEnv",
+            vector_entry_point="piramida.envs.vector_env:PyramidVectorEnv",
+            kwargs={"variant": variant},
+        )
+
+
+def pettingzoo_env(variant: str = "free", **options: Any) -> Any:
+    """A PettingZoo AEC env of the variant: two agents, `player_0` and `player_1`."""
+    from piramida.envs.pettingzoo_aec import PyramidAEC
+
+    return PyramidAEC(variant, **options)
+
+
+register_envs()
+
+__all__ = ["ENV_IDS", "pettingzoo_env", "register_envs"]

@@ -1,0 +1,306 @@
+"""The batched game engine behind every piramida environment: B frames against an opponent.
+
+`Core` keeps B games (as one batched `GameState`) and plays them in whole jitted calls:
+the learner's actions are decoded and played on every table at once (`rules.game.play`:
+kernel, then referee), then the opponent moves wherever it is the opponent's turn, until
+every table waits for the learner again or has ended. The batch is padded to a multiple
+of the kernel's window (`PAD`), so one compiled program serves every env with up to
+`PAD` tables (the single env, small vector envs, the tests).
+
+The learner is seat 0 on every table; who breaks first is drawn per frame, and the
+breaks of a frame follow G13 only within a `Core` episode (one frame is one episode).
+Rewards come from the referee's scores: the learner's points minus the opponent's, times
+`point_reward`, plus `win_reward` for a won frame (minus it for a lost one).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from piramida.agents import RandomAgent
+from piramida.agents import candidates as cands
+from piramida.envs import actions as act
+from piramida.envs import observation as obs
+from piramida.physics import noise as noise_model
+from piramida.rules import ids
+from piramida.rules import state as st
+from piramida.rules.game import Move, Outcome, play, where_tables
+
+LEARNER, OPPONENT = 0, 1
+PAD = 8  # = physics.kernel.CPU_WINDOW: tables padded to a multiple of this
+OPPONENT_MOVE_CAP = 400  # opponent moves in a row before a table is called stuck (a bug, not a rule)
+
+# An opponent plays the batch: (states, keys) -> moves. Bots are `agents.Agent.act`; a
+# policy over observations is wrapped by `envs.opponents`.
+Policy = Callable[[st.GameState, Any], Move]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What an environment is: fixed for its life (hashable: part of the compiled programs).
+
+    Attributes:
+      variant: `ids.FREE` ... `ids.CLASSIC`.
+      action_mode: `raw` or `assisted` (`envs.actions`).
+      observation: `flat` or `dict` (`envs.observation`).
+      noise: execution-noise magnitude for both players (`physics.noise`).
+      shot_limit: learner moves in a frame before it is truncated.
+      point_reward: reward per point scored (minus per point conceded).
+      win_reward: reward for winning the frame (minus for losing it).
+
+    """
+
+    variant: int = ids.FREE
+    action_mode: str = "raw"
+    observation: str = "flat"
+    noise: float = 0.0
+    shot_limit: int = 200
+    point_reward: float = 1.0
+    win_reward: float = 1.0
+
+    def __post_init__(self) -> None:
+        """Reject bad settings early, naming the field."""
+        if self.variant not in range(len(ids.VARIANT_NAMES)):
+            raise ValueError(f"variant: expected 0-3 ({', '.join(ids.VARIANT_NAMES)}), got {self.variant!r}")
+        act.action_space(self.action_mode)
+        obs.observation_space(self.observation)
+        noise_model.level(self.noise)
+        if not (isinstance(self.shot_limit, int) and self.shot_limit > 0):
+            raise ValueError(f"shot_limit: expected a positive int, got {self.shot_limit!r}")
+
+
+OPTION_NAMES = ("action_mode", "observation", "noise", "shot_limit", "point_reward", "win_reward")
+
+
+def variant_id(name: str | int) -> int:
+    """A variant's id from its name (`free`, `combined`, `dynamic`, `classic`) or id."""
+    if isinstance(name, str):
+        if name.lower() not in ids.VARIANT_NAMES:
+            raise ValueError(f"variant: expected one of {ids.VARIANT_NAMES}, got {name!r}")
+        return ids.VARIANT_NAMES.index(name.lower())
+    return int(name)
+
+
+def settings_from(variant: str | int, **options: Any) -> Settings:
+    """`Settings` from an env's keyword arguments (`noise` may be a level name); unknown ones named."""
+    unknown = sorted(set(options) - set(OPTION_NAMES))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown}; the env options are {list(OPTION_NAMES)}")
+    if "noise" in options:
+        options["noise"] = noise_model.level(options["noise"])
+    return Settings(variant=variant_id(variant), **options)
+
+
+def padded(batch: int) -> int:
+    """The compiled batch size for `batch` tables."""
+    return -(-batch // PAD) * PAD
+
+
+# The compiled programs take only what shapes them as static arguments (the action mode,
+# the observation kind): the variant, the noise and the shot limit are traced, so every
+# variant and noise level shares one compile.
+
+
+@jax.jit
+def new_frames(keys: Any, variant: Any) -> tuple[st.GameState, Any]:
+    """Fresh frames (one per key) with a random first breaker; and the next keys."""
+    split = jax.vmap(lambda k: jax.random.split(k, 3))(keys)
+    breakers = jax.vmap(lambda k: jax.random.bernoulli(k).astype(jnp.int32))(split[:, 1])
+    variants = jnp.full(keys.shape[0], variant, jnp.int32)
+    return st.new_games(variants, split[:, 2], breakers), split[:, 0]
+
+
+@functools.partial(jax.jit, static_argnames=("kind",))
+def observe_states(states: st.GameState, shot_limit: Any, kind: str) -> Any:
+    """The observations of a batch, from each table's player to move (`envs.observation`)."""
+    return obs.observe(states, st.DEFAULT_DIMS, shot_limit, kind)
+
+
+@jax.jit
+def _masks(states: st.GameState) -> Any:
+    found = cands.candidates(states, st.DEFAULT_DIMS, act.K)
+    return jax.vmap(act.assisted_mask_table)(states, found)
+
+
+def decode(states: st.GameState, actions: Any, mode: str) -> Move:
+    """A batch's actions in action mode `mode` as moves (traceable)."""
+    dims = st.DEFAULT_DIMS
+    if mode == "raw":
+        return jax.vmap(lambda s, u: act.decode_raw_table(s, u, dims))(states, actions)
+    found = cands.candidates(states, dims, act.K)
+    return jax.vmap(lambda s, a, c: act.decode_assisted_table(s, a, c, dims))(states, actions, found)
+
+
+# `decode` compiled on its own, for callers outside a jitted step (policy opponents, the AEC env).
+decode_moves = jax.jit(decode, static_argnames=("mode",))
+
+
+def _split(keys: Any) -> tuple[Any, Any]:
+    both = jax.vmap(jax.random.split)(keys)
+    return both[:, 0], both[:, 1]
+
+
+@jax.jit
+def play_masked(
+    states: st.GameState, moves: Move, keys: Any, active: Any, noise: Any
+) -> tuple[st.GameState, Outcome, Any]:
+    """`play` where `active`, the states unchanged elsewhere; and the next keys."""
+    keys, use = _split(keys)
+    nxt, outcome = play(states, moves, use, noise)
+    return where_tables(active, nxt, states), outcome, keys
+
+
+@functools.partial(jax.jit, static_argnames=("mode",))
+def _learner_step(
+    states: st.GameState, actions: Any, keys: Any, noise: Any, mode: str
+) -> tuple[st.GameState, Outcome, Any]:
+    """Decode and play the learner's actions on every table where the learner is to move."""
+    active = (states.turn == LEARNER) & (states.phase != st.OVER)
+    return play_masked(states, decode(states, actions, mode), keys, active, noise)
+
+
+def reward_of(before: st.GameState, after: st.GameState, settings: Settings) -> np.ndarray:
+    """Points won minus points conceded, and the win reward where a frame just ended."""
+    gained = np.asarray(after.score - before.score, np.float64)
+    points = (gained[:, LEARNER] - gained[:, OPPONENT]) * settings.point_reward
+    ended = (np.asarray(after.phase) == st.OVER) & (np.asarray(before.phase) != st.OVER)
+    winner = np.asarray(after.winner)
+    result = np.where(winner == LEARNER, 1.0, np.where(winner == OPPONENT, -1.0, 0.0))
+    return points + np.where(ended, result * settings.win_reward, 0.0)
+
+
+class Core:
+    """B games of one variant against an opponent; host-side bookkeeping around jitted calls.
+
+    Args:
+      batch: tables.
+      settings: the environment's `Settings`.
+      opponent: the opponent's policy (`Policy`).
+
+    """
+
+    def __init__(self, batch: int, settings: Settings, opponent: Policy) -> None:
+        """Hold the settings; `reset` starts the games."""
+        if batch < 1:
+            raise ValueError(f"num_envs: expected a positive number of tables, got {batch}")
+        self.batch, self.size, self.settings, self.opponent = batch, padded(batch), settings, opponent
+        self.states: st.GameState | None = None
+        self.keys: Any = None
+        self.learner_moves = np.zeros(batch, np.int64)
+        self.last: Outcome | None = None  # the learner's last shot (for rendering)
+        # When a list, every kernel call's inputs are kept: (start balls, strikes), so a
+        # benchmark can replay exactly the env's shots through the bare kernel.
+        self.trace: list[tuple[Any, Any]] | None = None
+        self._fallback = RandomAgent()
+
+    def _pad(self, x: np.ndarray) -> np.ndarray:
+        extra = self.size - self.batch
+        return np.concatenate([x, np.repeat(x[:1], extra, axis=0)]) if extra else x
+
+    def reset(self, seeds: np.ndarray, where: np.ndarray | None = None) -> None:
+        """New frames on the tables in `where` (all if None), seeded per table, opponent's moves played."""
+        keys = jax.vmap(jax.random.PRNGKey)(jnp.asarray(self._pad(np.asarray(seeds, np.int64) % 2**32)))
+        fresh, keys = new_frames(keys, self.settings.variant)
+        if self.states is None or where is None:
+            self.states, self.keys = fresh, keys
+            self.learner_moves[:] = 0
+        else:
+            mask = jnp.asarray(self._pad(where))
+            self.states, self.keys = where_tables(mask, (fresh, keys), (self.states, self.keys))
+            self.learner_moves[where] = 0
+        self._opponent_moves()
+
+    def _opponent_moves(self) -> None:
+        """Let the opponent move wherever it is its turn, until none is left."""
+        assert self.states is not None
+        refused = jnp.zeros(self.size, bool)
+        for _ in range(OPPONENT_MOVE_CAP):
+            active = (self.states.turn == OPPONENT) & (self.states.phase != st.OVER)
+            if not bool(jnp.any(active)):
+                return
+            self.keys, use = _split(self.keys)
+            moves = self.opponent(self.states, use)
+            if bool(jnp.any(refused)):
+                # A deterministic bot would repeat a move the referee refused (a shot whose
+                # event log overflowed): where it did, a random legal move is played instead.
+                moves = where_tables(refused, self._fallback.act(self.states, use), moves)
+            noise = self.settings.noise
+            self.states, outcome, self.keys = play_masked(self.states, moves, self.keys, active, noise)
+            refused = active & ((outcome.verdict.invalid != 0) | (outcome.decision_invalid != 0))
+            self._traced(outcome)
+        raise RuntimeError(f"the opponent moved {OPPONENT_MOVE_CAP} times in a row on some table")
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, Outcome]:
+        """Play the learner's actions (B, ...), then the opponent's replies.
+
+        Returns (reward, terminated, truncated, outcome of the learner's move).
+        """
+        assert self.states is not None, "call reset() first"
+        before = self.states
+        actions = jax.tree_util.tree_map(lambda a: jnp.asarray(self._pad(np.asarray(a))), actions)
+        self.states, outcome, self.keys = _learner_step(
+            self.states, actions, self.keys, self.settings.noise, self.settings.action_mode
+        )
+        self.last = outcome
+        self._traced(outcome)
+        self._opponent_moves()
+        reward = reward_of(before, self.states, self.settings)[: self.batch]
+        self.learner_moves += 1
+        terminated = np.asarray(self.states.phase == st.OVER)[: self.batch]
+        truncated = ~terminated & (self.learner_moves >= self.settings.shot_limit)
+        return reward, terminated, truncated, outcome
+
+    def _traced(self, outcome: Outcome) -> None:
+        if self.trace is not None:
+            self.trace.append((outcome.start, outcome.strike))
+
+    def observe(self) -> Any:
+        """The learner's observations (B, ...), numpy."""
+        assert self.states is not None
+        out = observe_states(self.states, self.settings.shot_limit, self.settings.observation)
+        return jax.tree_util.tree_map(lambda x: np.asarray(x)[: self.batch], out)
+
+    def action_masks(self) -> np.ndarray:
+        """The assisted mode's masks (B, sum(nvec)) bool."""
+        assert self.states is not None
+        return np.asarray(_masks(self.states))[: self.batch]
+
+    def info(self, outcome: Outcome | None) -> dict[str, np.ndarray]:
+        """The referee's verdict of the learner's last shot and the game's standing, per table (numpy)."""
+        assert self.states is not None
+        s = jax.tree_util.tree_map(lambda x: np.asarray(x)[: self.batch], self.states)
+        out: dict[str, np.ndarray] = {
+            "score": s.score,
+            "phase": s.phase,
+            "winner": s.winner,
+            "to_move": s.turn,
+        }
+        if outcome is not None:
+            v = jax.tree_util.tree_map(lambda x: np.asarray(x)[: self.batch], outcome.verdict)
+            out |= {
+                "shot": np.asarray(outcome.shot)[: self.batch],
+                "legal": v.legal,
+                "fouls": v.fouls,
+                "invalid": v.invalid,
+                "points": v.points,
+                "scored": v.scored,
+                "decision_invalid": np.asarray(outcome.decision_invalid)[: self.batch],
+            }
+        return out
+
+    def table(self, index: int) -> st.GameState:
+        """One table's state (numpy), e.g. for rendering."""
+        assert self.states is not None
+        return st.to_host(self.states, index)
+
+
+def seeds_from(rng: np.random.Generator, count: int) -> np.ndarray:
+    """Per-table seeds drawn from a numpy generator (Gymnasium's `np_random`)."""
+    return rng.integers(0, 2**31 - 1, size=count, dtype=np.int64)

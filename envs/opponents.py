@@ -1,0 +1,92 @@
+"""Opponents by name: a bot (`random`, `greedy`, ...), a saved policy, or the learner itself.
+
+A bot plays from the game state (`agents.Agent.act`). A trained policy plays from the
+observation, so it becomes an opponent here, through the same encoding the learner uses:
+the opponent sees the table from its own side (the observation is always from the
+player to move) and its action is decoded like the learner's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+
+from piramida.agents import Agent, make_agent
+from piramida.envs import core
+from piramida.rules import state as st
+from piramida.rules.game import Move
+
+# A policy over observations: (observations (B, ...), numpy) -> actions (B, ...).
+ObservationPolicy = Callable[[Any], Any]
+
+
+class ObservationOpponent:
+    """An opponent that acts through the observation and action encoding (a saved or live policy)."""
+
+    def __init__(
+        self, settings: core.Settings, policy: ObservationPolicy | None = None, name: str = "policy"
+    ) -> None:
+        """`policy` may be set later (`set_policy`), as self-play does once the learner exists."""
+        self.settings, self.policy, self.name = settings, policy, name
+
+    def set_policy(self, policy: ObservationPolicy) -> None:
+        """Play with `policy` from now on (self-play: the learner's current policy)."""
+        self.policy = policy
+
+    def __call__(self, states: st.GameState, keys: Any) -> Move:
+        """Moves for a batch: observe from the mover's side, ask the policy, decode."""
+        if self.policy is None:
+            raise RuntimeError(
+                f"opponent {self.name!r} has no policy yet: call env.set_opponent_policy(fn) "
+                "(fn maps a batch of observations to a batch of actions) before playing"
+            )
+        settings = self.settings
+        seen = core.observe_states(states, settings.shot_limit, settings.observation)
+        observations = jax.tree_util.tree_map(np.asarray, seen)
+        return core.decode_moves(states, self.policy(observations), settings.action_mode)
+
+
+def _saved_policy(path: Path) -> ObservationPolicy:
+    """A stable-baselines3 model saved as .zip (PPO, SAC, or sb3-contrib's MaskablePPO)."""
+    from stable_baselines3 import PPO, SAC
+
+    loaders: list[Any] = [PPO, SAC]
+    try:
+        from sb3_contrib import MaskablePPO
+
+        loaders.append(MaskablePPO)
+    except ImportError:  # sb3-contrib is optional
+        pass
+    errors = []
+    for loader in loaders:
+        try:
+            model = loader.load(str(path), device="cpu")
+        except Exception as error:
+            errors.append(f"{loader.__name__}: {error}")
+            continue
+        return lambda observations: model.predict(observations, deterministic=True)[0]
+    raise ValueError(f"opponent: {path} is not a saved PPO, SAC or MaskablePPO model ({'; '.join(errors)})")
+
+
+def resolve(opponent: str | Agent | ObservationPolicy, settings: core.Settings) -> core.Policy:
+    """A batch policy from a bot name, `self`, a saved model's path, an Agent, or a callable."""
+    if isinstance(opponent, str):
+        if opponent == "self":
+            return ObservationOpponent(settings, None, "self")
+        if opponent.endswith(".zip") or Path(opponent).exists():
+            path = Path(opponent)
+            if not path.exists():
+                raise ValueError(f"opponent: no saved model at {path}")
+            return ObservationOpponent(settings, _saved_policy(path), str(path))
+        return make_agent(opponent).act
+    if hasattr(opponent, "act"):
+        return opponent.act
+    if callable(opponent):
+        return ObservationOpponent(settings, opponent, getattr(opponent, "__name__", "policy"))
+    raise ValueError(
+        f"opponent: expected a bot name, 'self', a model path, an Agent or a callable, got {opponent!r}"
+    )

@@ -1,0 +1,90 @@
+"""`PyramidVectorEnv`: B tables stepped by one jitted call, for `gymnasium.make_vec`.
+
+Auto-reset happens in the same step (Gymnasium's `AutoresetMode.SAME_STEP`): a table
+whose frame ended returns the first observation of its next frame, and the last
+observation of the ended one is in `infos["final_obs"]` (with the mask
+`infos["_final_obs"]`). The other infos are arrays over the tables: the referee's
+verdict of the learner's move (`legal`, `fouls`, `points`, `scored`, ...) and the
+standing (`score`, `phase`, `winner`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from piramida.agents import Agent
+from piramida.envs import actions as act
+from piramida.envs import core, opponents
+from piramida.envs import observation as encoding
+
+
+class PyramidVectorEnv(VectorEnv[Any, Any, Any]):
+    """B frames of one variant (see `PyramidEnv` for the arguments), one jitted step for all."""
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        variant: str | int = "free",
+        opponent: str | Agent | opponents.ObservationPolicy = "random",
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        """Build the spaces and the engine (compiled on the first reset)."""
+        if render_mode is not None:
+            raise ValueError("render_mode: the vector env does not render; render a single PyramidEnv")
+        self.settings = core.settings_from(variant, **options)
+        self.num_envs = int(num_envs)
+        self.single_observation_space = encoding.observation_space(self.settings.observation)
+        self.single_action_space = act.action_space(self.settings.action_mode)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.opponent = opponents.resolve(opponent, self.settings)
+        self.core = core.Core(self.num_envs, self.settings, self.opponent)
+        self.render_mode = None
+
+    def set_opponent_policy(self, policy: opponents.ObservationPolicy) -> None:
+        """For `opponent="self"`: the policy (observations -> actions) the opponent plays with."""
+        if not isinstance(self.opponent, opponents.ObservationOpponent):
+            raise TypeError("set_opponent_policy: this env's opponent is a bot, not a policy")
+        self.opponent.set_policy(policy)
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """New frames on every table; an int seed seeds the whole batch, a list one per table."""
+        if isinstance(seed, list):
+            if len(seed) != self.num_envs:
+                raise ValueError(f"seed: expected {self.num_envs} seeds, got {len(seed)}")
+            super().reset(seed=seed[0])
+            seeds = np.asarray(seed, np.int64)
+        else:
+            super().reset(seed=seed)
+            seeds = core.seeds_from(self.np_random, self.num_envs)
+        self.core.reset(seeds)
+        return self.core.observe(), self.core.info(None)
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Every table's move, the opponents' replies, and same-step resets of ended frames."""
+        actions = np.asarray(actions)
+        if not self.action_space.contains(actions.astype(self.action_space.dtype)):
+            raise ValueError(f"actions: expected an array in {self.action_space}, got shape {actions.shape}")
+        reward, terminated, truncated, outcome = self.core.step(actions)
+        infos = self.core.info(outcome)
+        done = terminated | truncated
+        if done.any():
+            infos["final_obs"] = self.core.observe()
+            infos["_final_obs"] = done
+            self.core.reset(core.seeds_from(self.np_random, self.num_envs), where=done)
+        return self.core.observe(), reward.astype(np.float64), terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """(B, sum(nvec)) legal choices of the assisted mode (MaskablePPO)."""
+        if self.settings.action_mode != "assisted":
+            raise ValueError("action_masks: only the assisted action mode has discrete choices")
+        return self.core.action_masks()

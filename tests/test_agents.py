@@ -1,0 +1,211 @@
+"""The bots: random and greedy moves the referee accepts, greedy pots, candidates, throw correction.
+
+Every shot goes through `rules.game.play` on batches of B = 8 tables with one capacity,
+so the file compiles the kernel once. States are made by hand from `state.new_game`
+with `replace(...)`: breaks, ordinary shots, shots from hand (house, anywhere), pending
+decisions, in all four variants.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import piramida.physics as ph
+from piramida.agents import GreedyAgent, RandomAgent, make_agent
+from piramida.agents.candidates import aim, candidates, pocket_mouths
+from piramida.rules import ids
+from piramida.rules import state as st
+from piramida.rules.game import move, play
+
+TABLE = ph.preset()
+DIMS = st.Dims.of(TABLE, ph.PYRAMID_PARAMS.R)
+W, L, R = DIMS.width, DIMS.length, DIMS.R
+B = 8
+CAPACITY = 1024  # a hard break logs up to ~400 events: no shot here may overflow
+MOUTHS = np.asarray(pocket_mouths(TABLE)[2])
+AXES = {  # each pocket's axis, from the pocket into the table
+    0: (1.0, 1.0),
+    1: (-1.0, 1.0),
+    2: (1.0, 0.0),
+    3: (-1.0, 0.0),
+    4: (1.0, -1.0),
+    5: (-1.0, -1.0),
+}
+
+
+def axis(pocket: int, turn: float = 0.0) -> np.ndarray:
+    u = np.asarray(AXES[pocket]) / np.linalg.norm(AXES[pocket])
+    a = np.radians(turn)
+    return np.array([np.cos(a) * u[0] - np.sin(a) * u[1], np.sin(a) * u[0] + np.cos(a) * u[1]])
+
+
+def game(
+    variant: int, xy: dict[int, Any] | None = None, phase: int = st.NORMAL, seed: int = 0, **changes: Any
+) -> st.GameState:
+    """A frame of `variant` with the given balls on the table (the rest on the shelves)."""
+    g = st.new_game(variant, jax.random.PRNGKey(seed), 0, DIMS)
+    if xy is not None:
+        pos = np.full((ids.N_BALLS, 2), ids.OFF_TABLE_XY)
+        on = np.zeros(ids.N_BALLS, bool)
+        for ball, point in xy.items():
+            pos[ball], on[ball] = point, True
+        hand = phase in (st.BREAK, st.IN_HAND)
+        off = [b for b in range(ids.N_BALLS) if not on[b] and not (hand and b == ids.COLOURED)]
+        shelf = np.full(ids.N_BALLS, -1)
+        shelf[off] = np.arange(len(off)) % 2
+        score = [0, 0] if variant == ids.CLASSIC else [int((shelf == 0).sum()), int((shelf == 1).sum())]
+        g = g.replace(
+            positions=jnp.asarray(pos),
+            on_table=jnp.asarray(on),
+            shelf=jnp.asarray(shelf, jnp.int32),
+            score=jnp.asarray(score, jnp.int32),
+        )
+    fields = {"phase": phase, **changes}
+    return g.replace(**{k: jnp.asarray(v, jnp.asarray(getattr(g, k)).dtype) for k, v in fields.items()})
+
+
+def scattered(n: int, seed: int, first: int = 0) -> dict[int, Any]:
+    """Balls first .. first + n - 1 at random non-overlapping spots."""
+    xy = np.asarray(ph.random_layout(jax.random.PRNGKey(seed), W, L, n, R))
+    return {first + i: xy[i] for i in range(n)}
+
+
+def varied_states() -> st.GameState:
+    """Eight tables: every phase but OVER, every variant, from hand in and out of the house."""
+    house = {1: (0.5, 0.5), 2: (1.2, 0.4), 3: (0.9, 1.6), 4: (0.4, 2.6), 5: (1.3, 3.0), 6: (0.9, 2.2)}
+    rack = np.asarray(game(ids.CLASSIC, seed=1).positions)
+    failed_break = {0: (0.9, 0.5), **{b: rack[b] for b in range(1, ids.N_BALLS)}}  # G12.2
+    return st.stack(
+        [
+            game(ids.FREE, phase=st.BREAK),
+            game(ids.CLASSIC, phase=st.BREAK, seed=1),
+            game(ids.COMBINED, scattered(7, 2)),
+            game(ids.DYNAMIC, scattered(6, 3, first=1), st.IN_HAND, region=ids.ANYWHERE, object_only=True),
+            game(ids.CLASSIC, house, st.IN_HAND, region=ids.HOUSE),  # G21.2: balls 1, 2 in the house
+            game(ids.FREE, scattered(9, 4)),
+            game(ids.FREE, scattered(8, 5), st.DECISION, turn=1, decision=st.G6, options=0b11),
+            game(ids.CLASSIC, failed_break, st.DECISION, seed=1, decision=st.G12_2, options=0b1111),
+        ]
+    )
+
+
+def play_batch(states: st.GameState, moves: Any, seed: int = 0) -> Any:
+    keys = jax.random.split(jax.random.PRNGKey(seed), B)
+    return play(states, moves, keys, 0.0, TABLE, capacity=CAPACITY, dims=DIMS)
+
+
+@pytest.mark.parametrize("name", ["random", "greedy"])
+def test_agents_make_only_moves_the_referee_accepts(name: str) -> None:
+    agent = make_agent(name, dims=DIMS)
+    states = varied_states()
+    phases_seen: set[int] = set()
+    for step in range(4):
+        phases_seen |= set(np.asarray(states.phase).tolist())
+        keys = jax.random.split(jax.random.PRNGKey(100 + step), B)
+        states, outcome = play_batch(states, agent.act(states, keys), seed=step)
+        assert np.asarray(outcome.verdict.invalid).tolist() == [0] * B, step
+        assert np.asarray(outcome.decision_invalid).tolist() == [0] * B, step
+    assert {st.BREAK, st.NORMAL, st.IN_HAND, st.DECISION} <= phases_seen
+
+
+def test_agents_are_deterministic_for_given_keys() -> None:
+    states = varied_states()
+    keys = jax.random.split(jax.random.PRNGKey(3), B)
+    agent = RandomAgent(DIMS)
+    first, second = agent.act(states, keys), agent.act(states, keys)
+    other = agent.act(states, jax.random.split(jax.random.PRNGKey(4), B))
+    assert all(
+        jax.tree_util.tree_leaves(jax.tree_util.tree_map(lambda a, b: bool(jnp.all(a == b)), first, second))
+    )
+    assert not bool(jnp.all(first.phi == other.phi))
+
+
+def test_make_agent_names_an_unknown_agent() -> None:
+    with pytest.raises(ValueError, match="'minimax'"):
+        make_agent("minimax")
+
+
+def test_greedy_pots_a_lone_object_ball_in_front_of_a_pocket() -> None:
+    # One object ball 0.4-0.7 m out from a pocket, the own ball further out on about the
+    # same line; in two tables the own ball is in hand (Dynamic anywhere; Combined house).
+    tables = []
+    for k, (variant, pocket) in enumerate(
+        [
+            (ids.FREE, 0),
+            (ids.COMBINED, 3),
+            (ids.DYNAMIC, 5),
+            (ids.CLASSIC, 2),
+            (ids.CLASSIC, 1),
+            (ids.FREE, 4),
+        ]
+    ):
+        obj = MOUTHS[pocket] + (0.4 + 0.05 * k) * axis(pocket, 5.0 * (k % 3 - 1))
+        own = obj + 0.8 * axis(pocket, 3.0)
+        tables.append(game(variant, {0: own, 1: obj}))
+    tables.append(
+        game(ids.DYNAMIC, {1: MOUTHS[4] + 0.5 * axis(4)}, st.IN_HAND, region=ids.ANYWHERE, object_only=True)
+    )
+    tables.append(game(ids.COMBINED, {1: MOUTHS[2] + 0.45 * axis(2, -10.0)}, st.IN_HAND, region=ids.HOUSE))
+    states = st.stack(tables)
+    greedy = GreedyAgent(dims=DIMS)
+    best = candidates(states, DIMS, k=1)
+    assert np.asarray(best.valid[:, 0]).all()
+    _, outcome = play_batch(states, greedy.act(states, jax.random.split(jax.random.PRNGKey(0), B)))
+    v = outcome.verdict
+    assert np.asarray(v.invalid).tolist() == [0] * B
+    assert np.asarray(v.legal).all()
+    potted = np.asarray(outcome.result.pocket)
+    for k in range(B):
+        target, pocket = int(best.target[k, 0]), int(best.pocket[k, 0])
+        assert potted[k, target] == pocket, (k, target, pocket, potted[k])
+        assert np.asarray(v.scored)[k, target]
+
+
+def test_candidates_drop_a_pot_whose_path_a_ball_blocks() -> None:
+    # Own ball 0 and object ball 1 straight on the front-left pocket; then a ball on the own
+    # ball's path, then one on the object ball's path to the pocket.
+    obj = MOUTHS[0] + 0.6 * axis(0)
+    own = obj + 0.8 * axis(0)
+    clear = {0: own, 1: obj, 2: (1.5, 2.0), 3: MOUTHS[5] + 0.5 * axis(5)}
+    cue_blocked = {**clear, 2: obj + 0.4 * axis(0, 4.0)}
+    pocket_blocked = {**clear, 2: MOUTHS[0] + 0.3 * axis(0, -3.0)}
+    states = st.stack([game(ids.COMBINED, xy) for xy in (clear, cue_blocked, pocket_blocked)])
+    c = candidates(states, DIMS, k=32)
+    valid, own_, target, pocket = (np.asarray(x) for x in (c.valid, c.own, c.target, c.pocket))
+    wanted = valid & (own_ == 0) & (target == 1) & (pocket == 0)
+    assert wanted[0, 0]  # the straight pot is the best shot on the open table
+    assert np.asarray(c.cut)[0, 0] == pytest.approx(0.0, abs=1e-6)
+    assert not wanted[1].any() and not wanted[2].any()
+    assert (valid[1:] & (target[1:] == 3)).any(axis=1).all()  # the pot of ball 3 is still on
+
+
+def test_throw_correction_pots_a_30_degree_cut_the_plain_aim_misses() -> None:
+    # A 30-degree cut into a corner over 1 m + 1 m, to either side, into two corners: the
+    # plain ghost-ball aim is thrown ~0.9 degrees off the line, ~15 mm at the pocket
+    # (the corner forgives ~4 mm); the corrected aim goes in.
+    layouts = []
+    for pocket in (0, 5):
+        for side in (-1.0, 1.0):
+            obj = MOUTHS[pocket] + 1.0 * axis(pocket)
+            own = obj + 2 * R * axis(pocket) + 1.0 * axis(pocket, side * 30.0)
+            layouts.append((pocket, own, obj))
+    own = jnp.asarray(np.array([o for _, o, _ in layouts]))
+    obj = jnp.asarray(np.array([x for _, _, x in layouts]))
+    mouth = jnp.asarray(np.array([MOUTHS[p] for p, _, _ in layouts]))
+    plans = [aim(own, obj, mouth, R, correct=correct) for correct in (True, False)]
+    phi = jnp.concatenate([a.phi for a in plans])
+    speed = jnp.concatenate([a.speed for a in plans])
+    assert np.asarray(jnp.concatenate([a.cut for a in plans])) == pytest.approx(30.0, abs=2.0)
+    own, obj = jnp.concatenate([own, own]), jnp.concatenate([obj, obj])
+    corrected = np.arange(B) < len(layouts)
+    states = st.stack([game(ids.COMBINED, {0: own[k], 1: obj[k]}) for k in range(B)])
+    _, outcome = play_batch(states, move(ball=jnp.zeros(B, jnp.int32), speed=speed, phi=phi))
+    potted = np.asarray(outcome.result.pocket)[:, 1]
+    pockets = np.array([p for p, _, _ in layouts] * 2)
+    assert (potted[corrected] == pockets[corrected]).all(), potted
+    assert (potted[~corrected] != pockets[~corrected]).all(), potted

@@ -1,0 +1,175 @@
+"""The Gymnasium environments: API conformance, seeding, vector env, masks, rendering, errors.
+
+Every env here runs on the engine's padded batch of 8 tables, and the variant, noise and
+shot limit are traced, so the whole file compiles `play` once per action mode.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import piramida.envs
+from piramida.envs import actions as act
+from piramida.envs import observation as encoding
+from piramida.envs.vector_env import PyramidVectorEnv
+
+VARIANT_IDS = list(piramida.envs.ENV_IDS.values())
+
+
+def _play(env: gym.Env, seed: int, steps: int) -> list[np.ndarray]:
+    """Observations of a short game with actions from a seeded action space."""
+    obs, _ = env.reset(seed=seed)
+    env.action_space.seed(seed)
+    seen = [obs]
+    for _ in range(steps):
+        obs, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        seen.append(obs)
+        if terminated or truncated:
+            break
+    return seen
+
+
+@pytest.mark.parametrize("env_id", VARIANT_IDS)
+def test_check_env_passes_for_every_variant_in_raw_mode(env_id: str) -> None:
+    env = gym.make(env_id).unwrapped
+    check_env(env, skip_render_check=True)
+
+
+@pytest.mark.parametrize("env_id", [VARIANT_IDS[0], VARIANT_IDS[3]])
+def test_check_env_passes_in_assisted_mode_with_dict_observations(env_id: str) -> None:
+    env = gym.make(env_id, action_mode="assisted", observation="dict").unwrapped
+    check_env(env, skip_render_check=True)
+    assert env.action_masks().shape == (sum(act.ASSISTED_NVEC),)
+
+
+def test_the_same_seed_gives_the_same_game_and_another_seed_another() -> None:
+    env = gym.make("piramida/CombinedPyramid-v0", opponent="greedy", noise="pro")
+    first, again = _play(env, 11, 6), _play(env, 11, 6)
+    other = _play(env, 12, 6)
+    assert len(first) == len(again)
+    for a, b in zip(first, again, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert any(not np.array_equal(a, b) for a, b in zip(first, other, strict=False))
+
+
+def test_observations_stay_in_their_box_over_a_game() -> None:
+    env = gym.make("piramida/ClassicPyramid-v0", shot_limit=30)
+    for obs in _play(env, 5, 30):
+        assert obs.shape == (encoding.FLAT_SIZE,)
+        assert env.observation_space.contains(obs)
+
+
+def test_assisted_masks_allow_only_decoded_legal_choices() -> None:
+    env = gym.make("piramida/FreePyramid-v0", action_mode="assisted", opponent="random").unwrapped
+    env.reset(seed=2)
+    for _ in range(8):
+        mask = env.action_masks()
+        slots = mask[: act.K]
+        assert slots.any()
+        rng = np.random.default_rng(0)
+        action = np.array([rng.choice(np.flatnonzero(slots)), 10, 5, 2, 2])
+        _, _, terminated, truncated, info = env.step(action)
+        # A masked-legal action is never refused by the referee (verdict.invalid == 0).
+        assert info["invalid"] == 0 and info["decision_invalid"] == 0
+        if terminated or truncated:
+            break
+
+
+def test_vector_env_steps_every_table_and_resets_ended_frames_in_the_same_step() -> None:
+    envs = gym.make_vec(
+        "piramida/DynamicPyramid-v0", num_envs=6, vectorization_mode="vector_entry_point", shot_limit=2
+    )
+    assert isinstance(envs.unwrapped, PyramidVectorEnv)
+    obs, info = envs.reset(seed=4)
+    assert obs.shape == (6, encoding.FLAT_SIZE) and obs.dtype == np.float32
+    envs.action_space.seed(4)
+    ended = np.zeros(6, bool)
+    for _ in range(3):
+        obs, reward, terminated, truncated, info = envs.step(envs.action_space.sample())
+        assert reward.shape == terminated.shape == truncated.shape == (6,)
+        assert set(info) >= {"legal", "fouls", "points", "score"}
+        done = terminated | truncated
+        if done.any():
+            assert info["_final_obs"].tolist() == done.tolist()
+            assert info["final_obs"].shape == (6, encoding.FLAT_SIZE)
+            # The returned observation is the fresh frame's, the final one is kept aside.
+            assert np.any(info["final_obs"][done] != obs[done], axis=1).all()
+            assert (envs.unwrapped.core.learner_moves[done] == 0).all()
+        ended |= done
+    assert ended.all(), "shot_limit=2 truncates every frame by the second learner move"
+
+
+def test_reward_is_the_score_difference_and_the_win_reward() -> None:
+    env = gym.make("piramida/FreePyramid-v0", opponent="greedy", win_reward=5.0).unwrapped
+    env.reset(seed=9)
+    total = 0.0
+    for _ in range(200):
+        _, reward, terminated, truncated, info = env.step(env.action_space.sample())
+        total += reward
+        if terminated or truncated:
+            break
+    score = info["score"]
+    expected = float(score[0] - score[1])
+    if terminated:
+        expected += 5.0 if info["winner"] == 0 else -5.0
+    assert total == pytest.approx(expected)
+
+
+def test_rgb_and_ansi_rendering_show_the_table() -> None:
+    env = gym.make("piramida/ClassicPyramid-v0", render_mode="rgb_array")
+    env.reset(seed=1)
+    env.step(env.action_space.sample())
+    image = env.render()
+    assert image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8
+    assert image.std() > 10  # a picture, not a blank canvas
+    text = gym.make("piramida/ClassicPyramid-v0", render_mode="ansi")
+    text.reset(seed=1)
+    assert "classic" in text.render() and "ball  0 (coloured)" in text.render()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"variant": "snooker"}, "variant"),
+        ({"action_mode": "joystick"}, "action_mode"),
+        ({"observation": "pixels"}, "observation"),
+        ({"noise": "legend"}, "noise"),
+        ({"noise": -1.0}, "noise"),
+        ({"shot_limit": 0}, "shot_limit"),
+        ({"opponent": "grandmaster"}, "unknown agent"),
+        ({"render_mode": "movie"}, "render_mode"),
+        ({"colour": "red"}, "unknown option"),
+    ],
+)
+def test_bad_settings_get_an_error_naming_the_field(kwargs: dict, field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        gym.make("piramida/FreePyramid-v0", **{"variant": "free", **kwargs})
+
+
+def test_an_action_outside_the_space_is_refused() -> None:
+    env = gym.make("piramida/FreePyramid-v0").unwrapped
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="outside the action space"):
+        env.step(np.full(act.RAW_SIZE, 3.0, np.float32))
+
+
+def test_self_play_needs_a_policy_and_then_plays_both_sides() -> None:
+    env = gym.make("piramida/FreePyramid-v0", opponent="self").unwrapped
+    calls: list[int] = []
+
+    def policy(observations: np.ndarray) -> np.ndarray:
+        calls.append(len(observations))
+        return np.zeros((len(observations), act.RAW_SIZE), np.float32)
+
+    with pytest.raises(RuntimeError, match="set_opponent_policy"):
+        for seed in range(4):  # a seed where the opponent breaks first needs the policy at once
+            env.reset(seed=seed)
+            env.step(np.zeros(act.RAW_SIZE, np.float32))
+    env.set_opponent_policy(policy)
+    env.reset(seed=0)
+    for _ in range(3):
+        env.step(np.zeros(act.RAW_SIZE, np.float32))
+    assert calls, "the opponent's moves went through the policy"
