@@ -311,6 +311,12 @@ def object_balls(state: st.GameState, dims: st.Dims = st.DEFAULT_DIMS) -> Any:
     return state.on_table & ~(from_house & in_zone)
 
 
+def shot_pairs(state: st.GameState, dims: st.Dims = st.DEFAULT_DIMS) -> Any:
+    """(16, 16) the (own ball, object ball) pairs the rules allow for the next shot (G4, G21.2)."""
+    balls = jnp.arange(N)
+    return own_balls(state)[:, None] & object_balls(state, dims)[None, :] & (balls[:, None] != balls[None, :])
+
+
 def _hand_places(state: st.GameState, region: Any, mouth_aim: Any, dims: st.Dims) -> tuple[Any, Any]:
     """Where to place the own ball from hand for each (object ball, pocket): (16, 6, 2), legal (16, 6).
 
@@ -363,9 +369,7 @@ def _table_candidates(
     placing = (state.phase == st.BREAK) | (state.phase == st.IN_HAND)
     fixed = fixed_own(state)
     region = st.hand_region(state, dims)
-    pair_ok = (
-        own_balls(state)[:, None] & object_balls(state, dims)[None, :] & (balls[:, None] != balls[None, :])
-    )
+    pair_ok = shot_pairs(state, dims)
 
     noses, nose_radius, mouth_aim = pocket_mouths(table)
     reach = contact_distance(table, params, models)

@@ -21,10 +21,9 @@ from piramida.agents.candidates import (
     PowerRule,
     candidates,
     fixed_own,
-    object_balls,
-    own_balls,
     pocket_mouths,
     segment_distance,
+    shot_pairs,
 )
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
 from piramida.physics.table import Table, preset
@@ -58,9 +57,7 @@ def safety_move(
     region = st.hand_region(state, dims)
     place = placement.default_placement(region, pos, on, W, L, R, grid=placement.COARSE_GRID)
     own_xy = jnp.where((placing & (balls == fixed))[:, None], place, pos)
-    pair_ok = (
-        own_balls(state)[:, None] & object_balls(state, dims)[None, :] & (balls[:, None] != balls[None, :])
-    )
+    pair_ok = shot_pairs(state, dims)
     # Another ball within 2R of the own ball's path blocks it (the pair's own balls excluded).
     gaps = segment_distance(pos, own_xy[:, None, None, :], pos[None, :, None, :])  # (O, T, 16)
     others = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])
