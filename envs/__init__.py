@@ -1,12 +1,13 @@
 """piramida.envs: Gymnasium environments of the four pyramid variants, batched in JAX.
 
-    import gymnasium as gym
-    import piramida.envs  # registers the ids (see the README for the no-import form)
+    import gymnasium as gym  # a regular install registers the ids (piramida_gymnasium_hook)
 
     env = gym.make("piramida/FreePyramid-v0", opponent="greedy", noise="pro")
     envs = gym.make_vec("piramida/FreePyramid-v0", num_envs=4096, vectorization_mode="vector_entry_point")
 
-`register_envs` is also the package's `gymnasium.envs` entry point.
+`register_envs` is also the package's `gymnasium.envs` entry point (Gymnasium < 1.0) and
+what the start-up hook calls; importing this package registers the ids too (editable
+installs, which skip the hook's .pth file).
 """
 
 from __future__ import annotations

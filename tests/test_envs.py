@@ -6,6 +6,10 @@ shot limit are traced, so the whole file compiles `play` once per action mode.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -173,3 +177,17 @@ def test_self_play_needs_a_policy_and_then_plays_both_sides() -> None:
     for _ in range(3):
         env.step(np.zeros(act.RAW_SIZE, np.float32))
     assert calls, "the opponent's moves went through the policy"
+
+
+def test_installed_hook_registers_the_ids_when_gymnasium_is_imported_with_no_piramida_import() -> None:
+    # A regular install puts piramida-gymnasium.pth in site-packages; it runs exactly this import
+    # at start-up (an editable install does not process .pth files, so the test runs it itself).
+    assert Path("piramida-gymnasium.pth").read_text().strip() == "import piramida_gymnasium_hook"
+    code = (
+        "import sys, piramida_gymnasium_hook, gymnasium as gym\n"
+        "spec = gym.spec('piramida/DynamicPyramid-v0')\n"
+        "assert 'jax' not in sys.modules  # registered lazily: nothing heavy imported\n"
+        "print(spec.entry_point, spec.vector_entry_point, spec.kwargs)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "PyramidEnv" in out.stdout and "PyramidVectorEnv" in out.stdout and "dynamic" in out.stdout
