@@ -187,7 +187,7 @@ def _rotate(u: Any, angle: Any) -> Any:
     return jnp.stack([c * u[..., 0] - s * u[..., 1], s * u[..., 0] + c * u[..., 1]], axis=-1)
 
 
-def _unit(u: Any) -> tuple[Any, Any]:
+def unit(u: Any) -> tuple[Any, Any]:
     length = jnp.linalg.norm(u, axis=-1)
     return u / jnp.maximum(length, 1e-12)[..., None], length
 
@@ -234,18 +234,18 @@ def aim(
     throw recomputed from the corrected geometry `THROW_ITERATIONS` times (the speed, and
     so the friction, depend on the cut). Positions (..., 2), broadcast together.
     """
-    to_target, to_pocket = _unit(jnp.asarray(target) - obj)
+    to_target, to_pocket = unit(jnp.asarray(target) - obj)
     n = to_target
     for _ in range(THROW_ITERATIONS if correct else 0):
         ghost = obj - 2.0 * R * n
-        heading, travel = _unit(ghost - own)
+        heading, travel = unit(ghost - own)
         cut = jnp.arccos(jnp.clip(jnp.sum(heading * n, axis=-1), -1.0, 1.0))
         speed = cue_speed(travel, to_pocket, cut, rule, params)
         v, rw = arrival(speed, rule.tip, travel, params)
         side = jnp.sign(_cross(n, heading))
         n = _rotate(to_target, -side * throw(v, rw, cut, params, models))
     ghost = obj - 2.0 * R * n
-    heading, travel = _unit(ghost - own)
+    heading, travel = unit(ghost - own)
     cut = jnp.arccos(jnp.clip(jnp.sum(heading * n, axis=-1), -1.0, 1.0))
     phi = jnp.mod(jnp.degrees(jnp.arctan2(heading[..., 1], heading[..., 0])), 360.0)
     speed = cue_speed(travel, to_pocket, cut, rule, params)
@@ -268,6 +268,18 @@ def pocket_mouths(table: Table) -> tuple[Any, Any, Any]:
     second = mine.shape[1] - 1 - jnp.argmax(mine[:, ::-1], axis=1)
     noses = jnp.stack([table.arc_centre[first], table.arc_centre[second]], axis=1)
     return noses, table.arc_radius[first], jnp.mean(noses, axis=1)
+
+
+def pocket_room(heading: Any, noses: Any, nose_radius: Any, reach: Any) -> Any:
+    """Half the tolerance (m) of a ball entering each pocket along `heading` (..., 6, 2 unit vectors).
+
+    The pocket takes the ball if its centre line passes both noses with room: the noses'
+    spread across the line, less a nose radius and a ball's reach each side; negative
+    where the ball does not fit from that direction.
+    """
+    across = jnp.stack([-heading[..., 1], heading[..., 0]], axis=-1)
+    spread = jnp.abs(jnp.sum((noses[:, 0] - noses[:, 1]) * across, axis=-1))
+    return 0.5 * spread - nose_radius - reach
 
 
 def segment_distance(p: Any, a: Any, b: Any) -> Any:
@@ -327,7 +339,7 @@ def _hand_places(state: st.GameState, region: Any, mouth_aim: Any, dims: st.Dims
     """
     W, L, R = dims.width, dims.length, dims.R
     pos, on = state.positions, state.on_table
-    back, _ = _unit(pos[:, None, :] - mouth_aim[None])  # (16, 6, 2), pocket -> object
+    back, _ = unit(pos[:, None, :] - mouth_aim[None])  # (16, 6, 2), pocket -> object
     ghost = pos[:, None, :] + 2.0 * R * back
     steps = jnp.asarray(HAND_STEPS)
     x_lo, x_hi, y_lo, y_hi = placement.region_bounds(region, W, L, R)
@@ -341,7 +353,7 @@ def _hand_places(state: st.GameState, region: Any, mouth_aim: Any, dims: st.Dims
     gaps = segment_distance(pos[None, None, None], points[..., None, :], ghost[:, :, None, None, :])
     others = on[None, :] & (jnp.arange(N)[:, None] != jnp.arange(N)[None, :])  # (T, 16)
     blocked = jnp.any((gaps < 2.0 * R) & others[:, None, None, :], axis=-1)
-    heading, travel = _unit(ghost[:, :, None] - points)
+    heading, travel = unit(ghost[:, :, None] - points)
     cut = jnp.degrees(jnp.arccos(jnp.clip(jnp.sum(heading * -back[:, :, None], axis=-1), -1.0, 1.0)))
     cost = jnp.where(legal & ~blocked, cut + HAND_DISTANCE_COST * travel, jnp.inf)
     best = jnp.argmin(cost, axis=-1)
@@ -383,13 +395,9 @@ def _table_candidates(
     obj_xy = jnp.broadcast_to(pos[None, :, None, :], own_xy.shape)
     target_xy = jnp.broadcast_to(mouth_aim[None, None], own_xy.shape)
     planned = aim(own_xy, obj_xy, target_xy, R, rule, params, models)
-    to_target, to_pocket = _unit(target_xy - obj_xy)
+    to_target, to_pocket = unit(target_xy - obj_xy)
 
-    # The pocket takes the object ball if its centre line passes both noses with room:
-    # the noses' spread across the line, less a nose radius and a ball's reach each side.
-    across = jnp.stack([-to_target[..., 1], to_target[..., 0]], axis=-1)
-    spread = jnp.abs(jnp.sum((noses[:, 0] - noses[:, 1]) * across, axis=-1))
-    room = 0.5 * spread - nose_radius - reach  # (O, T, P): half the tolerance at the mouth (m)
+    room = pocket_room(to_target, noses, nose_radius, reach)  # (O, T, P)
 
     # Clear paths: no other ball's centre within 2R of either segment (G5.3: the own ball
     # must meet this object ball first; a kiss on the way spoils the pot).
@@ -465,7 +473,7 @@ def _break_candidates(
             ids.HOUSE, pos, on, W, L, R, preferred=p, grid=placement.COARSE_GRID
         )
     )(preferred)
-    heading, travel = _unit(pos[apex] - place)
+    heading, travel = unit(pos[apex] - place)
     phi = jnp.mod(jnp.degrees(jnp.arctan2(heading[:, 1], heading[:, 0])), 360.0)
     back = jnp.asarray([4, 5])  # BACK_LEFT, BACK_RIGHT
     gaps = jnp.linalg.norm(pos[:, None, :] - mouth_aim[back][None], axis=-1)

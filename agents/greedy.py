@@ -10,6 +10,7 @@ referee's documented default policy (`decisions.default_decision`).
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -35,6 +36,29 @@ from piramida.rules.game import Move, move
 BLOCKED_COST = 100.0  # m: a blocked path loses to any clear one
 
 
+def safety_costs(state: st.GameState, dims: st.Dims = st.DEFAULT_DIMS) -> tuple[Any, Any, Any]:
+    """One table's (own ball, object ball) pairs for a safety, by cost: (place, own_xy, cost).
+
+    `place` (2,) is where a ball in hand goes (`placement.default_placement`), `own_xy`
+    (16, 2) where each own ball stands (placed from hand, or its spot), and `cost`
+    (16, 16) the distance from own ball to object ball, plus `BLOCKED_COST` where another
+    ball lies within 2R of the path; infinite for pairs the rules do not allow (G4, G21.2).
+    """
+    W, L, R = dims.width, dims.length, dims.R
+    pos, on = state.positions, state.on_table
+    balls = jnp.arange(N)
+    placing = (state.phase == st.BREAK) | (state.phase == st.IN_HAND)
+    region = st.hand_region(state, dims)
+    place = placement.default_placement(region, pos, on, W, L, R, grid=placement.COARSE_GRID)
+    own_xy = jnp.where((placing & (balls == fixed_own(state)))[:, None], place, pos)
+    # Another ball within 2R of the own ball's path blocks it (the pair's own balls excluded).
+    gaps = segment_distance(pos, own_xy[:, None, None, :], pos[None, :, None, :])  # (O, T, 16)
+    others = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])
+    blocked = jnp.any(others & (gaps < 2.0 * R), axis=-1)
+    cost = jnp.linalg.norm(pos[None] - own_xy[:, None], axis=-1) + jnp.where(blocked, BLOCKED_COST, 0.0)
+    return place, own_xy, jnp.where(shot_pairs(state, dims), cost, jnp.inf)
+
+
 def safety_move(
     state: st.GameState,
     dims: st.Dims = st.DEFAULT_DIMS,
@@ -49,22 +73,11 @@ def safety_move(
     `rule.safety_speed`, centre ball. In Classic it calls the ball it hits into that
     ball's nearest pocket (CLS-5.2). The decision fields hold `default_decision`.
     """
-    W, L, R = dims.width, dims.length, dims.R
-    pos, on = state.positions, state.on_table
-    balls = jnp.arange(N)
-    placing = (state.phase == st.BREAK) | (state.phase == st.IN_HAND)
+    pos = state.positions
     fixed = fixed_own(state)
-    region = st.hand_region(state, dims)
-    place = placement.default_placement(region, pos, on, W, L, R, grid=placement.COARSE_GRID)
-    own_xy = jnp.where((placing & (balls == fixed))[:, None], place, pos)
-    pair_ok = shot_pairs(state, dims)
-    # Another ball within 2R of the own ball's path blocks it (the pair's own balls excluded).
-    gaps = segment_distance(pos, own_xy[:, None, None, :], pos[None, :, None, :])  # (O, T, 16)
-    others = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])
-    blocked = jnp.any(others & (gaps < 2.0 * R), axis=-1)
-    cost = jnp.linalg.norm(pos[None] - own_xy[:, None], axis=-1) + jnp.where(blocked, BLOCKED_COST, 0.0)
-    pick = jnp.argmin(jnp.where(pair_ok, cost, jnp.inf))
-    found = jnp.any(pair_ok)
+    place, own_xy, cost = safety_costs(state, dims)
+    pick = jnp.argmin(cost)
+    found = jnp.any(jnp.isfinite(cost))
     own, target = jnp.where(found, pick // N, fixed), pick % N
     heading = pos[target] - own_xy[own]
     _, _, mouth_aim = pocket_mouths(preset() if table is None else table)

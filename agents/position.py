@@ -1,0 +1,124 @@
+"""The value of a position: how likely the player to move is to pot next, and what a state is worth.
+
+A search bot simulates its candidate shots and must then judge the table each one leaves:
+a pot that leaves nothing is worth less than one that leaves an easy next ball, and a
+miss that leaves the opponent a sitter is worse than one that leaves him nothing. This
+module judges a table in closed form, cheaply enough to run on every simulated outcome
+(about a hundred per decision): the best direct pot's chance under the execution noise.
+
+The chance of a pot: a ghost-ball pot forgives an aim error of
+`room / to_pocket * 2R cos(cut) / travel` radians (the pocket's half-room seen from the
+object ball, scaled by the collision's lever; the same geometry `candidates` ranks by),
+and the cue's aim error is Gaussian, so the chance is `erf(tolerance / (sqrt 2 sigma))`.
+Sigma grows linearly with the noise magnitude, calibrated so that the shot
+`benchmarks/noise_levels.py` calibrates `physics.noise.LEVELS` on (straight, 1 m + 1 m)
+goes in half the time at the `amateur` magnitude, as measured there; at magnitude 0 a
+floor (`PLAN_SIGMA_MAGNITUDE`) stands for what the closed-form geometry does not know
+(throw, kisses, the jaws). Paths are checked more coarsely than in `candidates` (the own
+ball's path to the object ball's centre, not to the ghost), which is what makes it cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from piramida.agents.candidates import (
+    MAX_CUT_DEG,
+    N,
+    object_balls,
+    own_balls,
+    pocket_mouths,
+    pocket_room,
+    segment_distance,
+    unit,
+)
+from piramida.physics.kernel import contact_distance
+from piramida.physics.noise import LEVELS
+from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
+from piramida.physics.table import Table
+from piramida.rules import ids
+from piramida.rules import state as st
+from piramida.rules.variants import CLASSIC_VALUES
+
+HAND_TRAVEL = 0.5  # m: a ball in hand is placed for a straight shot about this far from the ghost
+PLAN_SIGMA_MAGNITUDE = 0.05  # the model's own error, as a noise magnitude (applies at magnitude 0)
+CALIBRATION_DISTANCE = 1.0  # m: the calibration shot's object-to-pocket and own-to-object distances
+HALF = 0.4769362762044699  # erfinv(0.5): the chance is one half where tolerance = HALF sqrt(2) sigma
+
+
+def tolerance(room: Any, to_pocket: Any, cut_cos: Any, travel: Any, R: Any) -> Any:
+    """The aim error (radians) a ghost-ball pot forgives (elementwise)."""
+    return jnp.maximum(room, 0.0) / jnp.maximum(to_pocket, 0.05) * 2.0 * R * cut_cos / jnp.maximum(travel, 0.05)
+
+
+def sigma_per_magnitude(table: Table, params: PhysicsParams = PYRAMID_PARAMS, models: Models = Models()) -> Any:  # noqa: B008
+    """The aim sigma (radians) of magnitude 1 that makes the calibration shot a 50 % pot at `amateur`.
+
+    The calibration shot is `benchmarks/noise_levels.py`'s: straight into the front-left
+    corner along its axis, object ball 1 m from the aim point, own ball 1 m behind it.
+    """
+    noses, nose_radius, _ = pocket_mouths(table)
+    axis = jnp.asarray([[-1.0, -1.0]]) / np.sqrt(2.0)  # from the table into pocket 0
+    heading = jnp.broadcast_to(axis, (6, 2))
+    room = pocket_room(heading, noses, nose_radius, contact_distance(table, params, models))[0]
+    tol = tolerance(room, CALIBRATION_DISTANCE, 1.0, CALIBRATION_DISTANCE, params.R)
+    return tol / (HALF * np.sqrt(2.0) * LEVELS["amateur"])
+
+
+def pot_chances(
+    state: st.GameState,
+    magnitude: Any,
+    table: Table,
+    dims: st.Dims = st.DEFAULT_DIMS,
+    params: PhysicsParams = PYRAMID_PARAMS,
+    models: Models = Models(),  # noqa: B008 (frozen, hashable)
+) -> tuple[Any, Any]:
+    """One table: the best direct pot's chance for the player to move, and its best expected points.
+
+    Own balls and object balls as the rules allow them (`own_balls`, `object_balls`: G4,
+    G21.2); a ball in hand (BREAK aside) counts as placed for a straight shot
+    `HAND_TRAVEL` from the ghost. In Classic a pot is worth its ball's value (CLS-5.1),
+    elsewhere one point. Returns (chance, points) of the best shots (zero where none;
+    zero in the BREAK phase, which is nobody's advantage).
+    """
+    R = dims.R
+    pos, on = state.positions, state.on_table
+    balls = jnp.arange(N)
+    noses, nose_radius, mouth_aim = pocket_mouths(table)
+    reach = contact_distance(table, params, models)
+    to_target, to_pocket = unit(mouth_aim[None] - pos[:, None])  # (T, P, 2), (T, P)
+    room = pocket_room(to_target, noses, nose_radius, reach)
+    ghost = pos[:, None] - 2.0 * R * to_target
+    # The object ball's path to the pocket, clear of every other ball.
+    gap_obj = segment_distance(pos[None, None], pos[:, None, None], mouth_aim[None, :, None])  # (T, P, 16)
+    obj_clear = ~jnp.any(on & (balls != balls[:, None, None]) & (gap_obj < 2.0 * R), axis=-1)
+    # The own ball's path to the object ball, clear of every third ball.
+    gap_own = segment_distance(pos[None, None], pos[:, None, None], pos[None, :, None])  # (O, T, 16)
+    thirds = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])
+    own_clear = ~jnp.any(thirds & (gap_own < 2.0 * R), axis=-1)
+    heading, travel = unit(ghost[None] - pos[:, None, None])  # (O, T, P)
+    cut_cos = jnp.sum(heading * to_target[None], axis=-1)
+    in_hand = st.in_hand(state)
+    fixed = jnp.where(state.own_ball >= 0, state.own_ball, ids.COLOURED)
+    from_hand = (in_hand & (balls == fixed))[:, None, None]
+    cut_cos = jnp.where(from_hand, 1.0, cut_cos)
+    travel = jnp.where(from_hand, HAND_TRAVEL, travel)
+    own_ok = own_balls(state)
+    valid = (
+        own_ok[:, None, None]
+        & object_balls(state, dims)[None, :, None]
+        & (balls[:, None, None] != balls[None, :, None])
+        & obj_clear[None]
+        & (own_clear[..., None] | from_hand)
+        & (room[None] > 0.0)
+        & (cut_cos > np.cos(np.radians(MAX_CUT_DEG)))
+    )
+    sigma = sigma_per_magnitude(table, params, models) * jnp.maximum(magnitude, PLAN_SIGMA_MAGNITUDE)
+    chance = jax.scipy.special.erf(tolerance(room[None], to_pocket[None], cut_cos, travel, R) / (np.sqrt(2.0) * sigma))
+    chance = jnp.where(valid & (state.phase != st.BREAK), chance, 0.0)
+    worth = jnp.where(state.variant == ids.CLASSIC, CLASSIC_VALUES, 1).astype(chance.dtype)
+    return jnp.max(chance), jnp.max(chance * worth[None, :, None])

@@ -1,0 +1,272 @@
+"""The search bot: plans every shot by simulating its candidates with the batched kernel.
+
+The method of the computational-pool champions (CueCard, PickPocket), on piramida's
+kernel: generate candidate shots by geometry (`agents.menu`), simulate each, let the
+referee judge every outcome (`rules.game.play`: fouls and penalties included), add the
+value of the position left (`agents.position`), and play the best. All of it, for a
+whole batch of tables, is one `jit`.
+
+Two stages spend the budget where it matters:
+
+1. every menu move is simulated once as intended (no execution noise): the kernel is
+   deterministic, so this is the shot's exact outcome if struck perfectly, and it
+   weeds out what cannot work (kisses, blocked paths, the own ball following in);
+2. the `finalists` best are simulated `samples` times under the execution noise the bot
+   plans for, with the same noise draws for every finalist (common random numbers, so
+   their comparison is not blurred by luck), and the best mean value wins.
+
+The value of an outcome, from the shooter's side, in fractions of a frame:
+`(points gained - points conceded + w * s * p) / target + win`, where `p` is the
+expected points of the best next pot (`position.pot_chances`) for whoever moves next,
+`s` +1 if that is the shooter and -1 if the opponent, `w` the position weight, `target`
+the points that win the frame (8, or 71 in Classic, FREE-1/CLS-1) and `win` +-1 when the
+shot ends the frame. A decision the outcome leaves pending (after a foul) is resolved by
+the default policy before it is valued. Decisions at the root (G6, G12.2, DYN-7, the
+penalty and exchange balls) are chosen by the same value over every allowed (option,
+ball) pair, not by the default policy.
+
+`budget` = menu size + finalists x samples simulations per decision; `LEVELS` names
+presets from `easy` to `strongest`. Deterministic for a given key.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import Array
+
+from piramida.agents.candidates import PowerRule, candidates
+from piramida.agents.menu import BREAK_VARIANTS, Menu, table_menu
+from piramida.agents.position import pot_chances
+from piramida.physics import noise
+from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
+from piramida.physics.table import Table, preset
+from piramida.rules import ids
+from piramida.rules import state as st
+from piramida.rules import verdict as vd
+from piramida.rules.decisions import Decision, decide, default_decision
+from piramida.rules.game import CAPACITY, Move, play
+
+ILLEGAL = -1e3  # the value of a move the referee refuses before the shot (never chosen if any other is legal)
+BEFORE_SHOT = (1 << vd.BAD_PHASE) | (1 << vd.BAD_OVER) | (1 << vd.BAD_OWN) | (1 << vd.BAD_PLACE) | (1 << vd.BAD_CALL)
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """How the search spends its simulations (static: hashable).
+
+    Attributes:
+      menu: the candidate families and their slots (`agents.menu.Menu`).
+      finalists: stage-2 candidates (0: stage 1 decides).
+      samples: noisy simulations per finalist.
+      position_weight: w, the weight of the next pot's expected points.
+      capacity: event-log slots of each simulation (an overflowing outcome counts as a foul).
+
+    """
+
+    menu: Menu = Menu()
+    finalists: int = 6
+    samples: int = 8
+    position_weight: float = 0.8
+    capacity: int = CAPACITY
+
+    @property
+    def budget(self) -> int:
+        """Simulations per decision."""
+        return self.menu.size + self.finalists * self.samples
+
+
+LEVELS: dict[str, SearchConfig] = {
+    "easy": SearchConfig(menu=Menu(pots=3, in_offs=0, doubles=0, kicks=0, safety_pairs=1), finalists=0),
+    "medium": SearchConfig(menu=Menu(pots=5, in_offs=2, doubles=2, kicks=2, safety_pairs=2), finalists=3, samples=4),
+    "strong": SearchConfig(),
+    "strongest": SearchConfig(menu=Menu(pots=12, in_offs=8, doubles=10, kicks=8, safety_pairs=4), finalists=12,
+                              samples=16),
+}
+DEFAULT_LEVEL = "strong"
+
+
+def outcome_value(
+    before: st.GameState,
+    after: st.GameState,
+    invalid: Any,
+    magnitude: Any,
+    config: SearchConfig,
+    dims: st.Dims,
+    table: Table,
+    params: PhysicsParams,
+    models: Models,
+) -> Any:
+    """One table: the value of going from `before` to `after` for `before`'s player to move (module docstring).
+
+    `invalid` is the referee's `verdict.invalid` (0 for a decision): a move refused before
+    the shot is worth `ILLEGAL`; an overflowing log (the outcome unknown) counts as a
+    conceded point.
+    """
+    me, opponent = before.turn, 1 - before.turn
+    decided = jnp.where(after.phase == st.DECISION, 1, 0)
+    resolved_invalid, resolved = decide(after, default_decision(after, dims), dims)
+    after = jax.tree_util.tree_map(lambda x, y: jnp.where(decided == 1, x, y), resolved, after)
+    del resolved_invalid
+    target = jnp.where(before.variant == ids.CLASSIC, st.CLASSIC_TARGET, st.FREE_TARGET)
+    gain = (after.score[me] - after.score[opponent]) - (before.score[me] - before.score[opponent])
+    over = after.phase == st.OVER
+    result = jnp.where(over & (after.winner == me), 1.0, jnp.where(over & (after.winner == opponent), -1.0, 0.0))
+    _, points = pot_chances(after, magnitude, table, dims, params, models)
+    side = jnp.where(after.turn == me, 1.0, -1.0)
+    value = (gain + jnp.where(over, 0.0, side * config.position_weight * points)) / target + result
+    overflow = (invalid & (1 << vd.BAD_OVERFLOW)) != 0
+    value = jnp.where(overflow, -1.0 / target, value)
+    return jnp.where((invalid & BEFORE_SHOT) != 0, ILLEGAL, value)
+
+
+def _repeat(tree: Any, times: int) -> Any:
+    """Each table's row repeated `times` times in a row (B -> B * times)."""
+    return jax.tree_util.tree_map(lambda x: jnp.repeat(x, times, axis=0), tree)
+
+
+def _simulate_values(
+    states: st.GameState,
+    moves: Move,
+    keys: Array,
+    magnitude: Any,
+    config: SearchConfig,
+    dims: st.Dims,
+    table: Table,
+    params: PhysicsParams,
+    models: Models,
+) -> Any:
+    """The values of B x M moves (`moves` fields (B, M), keys (B, M, 2)): one batched `play`."""
+    batch, count = moves.ball.shape
+    flat_states = _repeat(states, count)
+    flat_moves = jax.tree_util.tree_map(lambda x: x.reshape(batch * count, *x.shape[2:]), moves)
+    after, outcome = play(
+        flat_states, flat_moves, keys.reshape(-1, 2), magnitude, table, params, models, config.capacity, dims
+    )
+    values = jax.vmap(lambda b, a, i: outcome_value(b, a, i, magnitude, config, dims, table, params, models))(
+        flat_states, after, outcome.verdict.invalid
+    )
+    return values.reshape(batch, count)
+
+
+def _best_decision(
+    state: st.GameState, magnitude: Any, config: SearchConfig, dims: st.Dims, table: Table,
+    params: PhysicsParams, models: Models,
+) -> Decision:
+    """One table's decision: the allowed (option, ball) pair whose resulting position is worth most."""
+    options = jnp.repeat(jnp.arange(4, dtype=jnp.int32), ids.N_BALLS + 1)
+    balls = jnp.tile(jnp.arange(-1, ids.N_BALLS, dtype=jnp.int32), 4)
+
+    def value_of(option: Any, ball: Any) -> Any:
+        invalid, after = decide(state, Decision(option, ball), dims)
+        value = outcome_value(state, after, jnp.int32(0), magnitude, config, dims, table, params, models)
+        return jnp.where(invalid != 0, -jnp.inf, value)
+
+    values = jax.vmap(value_of)(options, balls)
+    best = jnp.argmax(values)
+    fallback = default_decision(state, dims)
+    found = jnp.isfinite(values[best])
+    return Decision(
+        option=jnp.where(found, options[best], fallback.option), ball=jnp.where(found, balls[best], fallback.ball)
+    )
+
+
+@functools.partial(jax.jit, static_argnames=("config", "dims", "rule", "models"))
+def search_moves(
+    states: st.GameState,
+    keys: Array,
+    magnitude: Any,
+    config: SearchConfig,
+    dims: st.Dims,
+    rule: PowerRule,
+    table: Table,
+    params: PhysicsParams,
+    models: Models,
+) -> Move:
+    """`SearchAgent.act` as a function: (B,) states, (B, 2) keys -> (B,) moves (module docstring)."""
+    batch = states.phase.shape[0]
+    best = candidates(states, dims, config.menu.pots, rule, table, params, models)
+    menu = jax.vmap(lambda s, c: table_menu(s, c, config.menu, rule, dims, table, params, models))(states, best)
+    size = config.menu.size
+    exact = jnp.zeros((batch, size, 2), jnp.uint32)  # stage 1: no noise, so the keys do not matter
+    values = _simulate_values(states, menu.moves, exact, 0.0, config, dims, table, params, models)
+    values = jnp.where(menu.valid, values, 2.0 * ILLEGAL)
+    pick = lambda moves, index: jax.tree_util.tree_map(  # noqa: E731
+        lambda x: jnp.take_along_axis(x, index.reshape(index.shape + (1,) * (x.ndim - 2)), axis=1), moves
+    )
+    if config.finalists > 0:
+        top_values, top = jax.lax.top_k(values, config.finalists)  # (B, F)
+        finalists = pick(menu.moves, top)
+        draws = jax.vmap(lambda k: jax.random.split(k, config.samples))(keys)  # (B, S, 2): shared by the finalists
+        noisy = jax.tree_util.tree_map(lambda x: jnp.repeat(x, config.samples, axis=1), finalists)
+        sample_keys = jnp.tile(draws, (1, config.finalists, 1))
+        means = _simulate_values(states, noisy, sample_keys, magnitude, config, dims, table, params, models)
+        means = means.reshape(batch, config.finalists, config.samples).mean(axis=-1)
+        means = jnp.where(top_values <= ILLEGAL, top_values, means)  # an illegal finalist stays illegal
+        chosen = pick(finalists, jnp.argmax(means, axis=1)[:, None])
+    else:
+        chosen = pick(menu.moves, jnp.argmax(values, axis=1)[:, None])
+    shot = jax.tree_util.tree_map(lambda x: x[:, 0], chosen)
+    decision = jax.vmap(lambda s: _best_decision(s, magnitude, config, dims, table, params, models))(states)
+    return shot.replace(option=decision.option, take=decision.ball)
+
+
+class SearchAgent:
+    """The search bot (module docstring): simulate the menu, judge, value the position, play the best.
+
+    Args:
+      level: a preset of `LEVELS` (`easy`, `medium`, `strong`, `strongest`).
+      noise: the execution-noise magnitude the bot plans for (a `physics.noise.LEVELS` name
+        or a number): match it to the noise of the games it plays.
+      config: a `SearchConfig` instead of a level.
+      rule, dims, table, params, models: the power rule and the table's physics.
+
+    """
+
+    name = "search"
+
+    def __init__(
+        self,
+        level: str = DEFAULT_LEVEL,
+        noise_level: str | float = "pro",
+        config: SearchConfig | None = None,
+        rule: PowerRule = PowerRule(),  # noqa: B008 (frozen, hashable)
+        dims: st.Dims = st.DEFAULT_DIMS,
+        table: Table | None = None,
+        params: PhysicsParams = PYRAMID_PARAMS,
+        models: Models = Models(),  # noqa: B008 (frozen, hashable)
+    ) -> None:
+        """A search bot at `level` (or with `config`), planning for `noise_level`."""
+        if config is None:
+            if level not in LEVELS:
+                raise ValueError(f"search: unknown level {level!r}; choose from {list(LEVELS)}")
+            config = LEVELS[level]
+        if config.menu.pots < 3 or config.menu.size < BREAK_VARIANTS:
+            raise ValueError(
+                f"search: the menu needs at least 3 pots and {BREAK_VARIANTS} slots (the break variants use them)"
+            )
+        self.magnitude = noise.level(noise_level)
+        if self.magnitude == 0.0:
+            # No noise: stage 1's exact simulation says all; noisy samples would repeat it.
+            config = replace(config, finalists=0)
+        self.config = config
+        self.rule = rule
+        self.dims = dims
+        self.table = preset() if table is None else table
+        self.params = params
+        self.models = models
+
+    @property
+    def budget(self) -> int:
+        """Simulations per decision."""
+        return self.config.budget
+
+    def act(self, states: st.GameState, keys: Array) -> Move:
+        """The search's moves: states (B,), keys (B, 2)."""
+        return search_moves(
+            states, keys, self.magnitude, self.config, self.dims, self.rule, self.table, self.params, self.models
+        )

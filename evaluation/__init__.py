@@ -1,0 +1,1 @@
+"""piramida.evaluation: matches between bots, their figures, and the files they write."""

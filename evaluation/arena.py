@@ -1,0 +1,270 @@
+"""Head-to-head frames between two bots, played as one batch of tables, and their figures.
+
+`head_to_head` plays `games` frames of one variant at once through `rules.game.play`: at
+every step each bot computes its moves for the tables where it is to move (gathered into a
+batch of a few fixed sizes, so a slow bot such as `search` does not spend its budget on
+the other bot's tables and compiles at most `BUCKETS` shapes), and one `play` call advances
+every table. The first bot takes seat 0 on the even tables and seat 1 on the odd ones, and
+seat 0 breaks, so each bot breaks first in half of the frames. Both bots shoot with the
+same execution noise (`physics.noise`). Each table draws its own keys, so a table's game
+does not depend on the others.
+
+A frame stops when it is OVER or after `cap` moves (shots and decisions), or is set aside
+as stuck after `stuck_after` consecutive refused shots (`verdict.invalid`, in practice an
+event-log overflow; a deterministic bot would repeat the refused shot for ever).
+
+Figures per bot (`Tally`), over its shots in these frames:
+
+- shots: shots the referee judged, the break included; pot rate: the share that pocketed
+  at least one ball legally (or won a point); fouls/shot; balls/turn: balls scored per
+  visit (a run of consecutive shots by the same player); own potted: the share of shots
+  on which the struck ball went into a pocket; refused: shots the referee refused.
+- clears: frames the bot won from its own break without the opponent ever shooting
+  (a clearance from the break).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from piramida.agents.protocol import Agent
+from piramida.rules import ids
+from piramida.rules import state as st
+from piramida.rules import verdict as vd
+from piramida.rules.game import CAPACITY, Move, Outcome, move, play
+
+Z95 = 1.959963984540054  # the 97.5 % quantile of the standard normal
+BUCKETS = 4  # a bot's tables are padded to k/BUCKETS of the batch, k = 1..BUCKETS
+
+
+@dataclass
+class Tally:
+    """One bot's counts over its shots in one setting."""
+
+    shots: int = 0
+    pots: int = 0
+    fouls: int = 0
+    balls: int = 0
+    points: int = 0
+    visits: int = 0
+    own_potted: int = 0
+    invalid: int = 0
+    invalid_kinds: dict[str, int] = field(default_factory=dict)
+    decisions: int = 0
+    decision_invalid: int = 0
+    foul_kinds: dict[str, int] = field(default_factory=dict)
+    clears: int = 0
+    act_calls: int = 0
+    act_seconds: float = 0.0
+
+    def figures(self) -> dict[str, float]:
+        """The per-shot and per-visit rates (NaN where there is nothing to divide by)."""
+        shots, visits = self.shots or math.nan, self.visits or math.nan
+        return {
+            "pot_rate": self.pots / shots,
+            "fouls_per_shot": self.fouls / shots,
+            "balls_per_turn": self.balls / visits,
+            "points_per_turn": self.points / visits,
+            "own_potted_per_shot": self.own_potted / shots,
+        }
+
+
+def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion; (nan, nan) for no trials."""
+    if trials == 0:
+        return math.nan, math.nan
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def setting_key(seed: int, variant: int, magnitude: float) -> jax.Array:
+    """The PRNG key of one setting: the seed, folded with the variant and the magnitude."""
+    key = jax.random.fold_in(jax.random.PRNGKey(seed), variant)
+    return jax.random.fold_in(key, round(magnitude * 10_000))
+
+
+def bucket(count: int, batch: int) -> int:
+    """The padded size of `count` tables out of `batch`: the next multiple of batch / BUCKETS."""
+    step = math.ceil(batch / BUCKETS)
+    return min(batch, step * math.ceil(count / step))
+
+
+@jax.jit
+def _gather(tree: Any, index: jax.Array) -> Any:
+    return jax.tree_util.tree_map(lambda x: x[index], tree)
+
+
+@jax.jit
+def _scatter(full: Any, index: jax.Array, part: Any) -> Any:
+    return jax.tree_util.tree_map(lambda f, p: f.at[index].set(p), full, part)
+
+
+def moves_of(agent: Agent, states: st.GameState, keys: jax.Array, tables: np.ndarray, into: Move) -> Move:
+    """`into` with `agent`'s moves on `tables` (host indices), computed on a padded subset only."""
+    if len(tables) == 0:
+        return into
+    size = bucket(len(tables), len(keys))
+    index = jnp.asarray(np.concatenate([tables, np.full(size - len(tables), tables[0])]), jnp.int32)
+    part = agent.act(_gather(states, index), keys[index])
+    return _scatter(into, index, part)
+
+
+def count_step(
+    tallies: list[Tally],
+    seat_bot: np.ndarray,
+    turn: np.ndarray,
+    phase: np.ndarray,
+    outcome: Outcome,
+    last_shooter: np.ndarray,
+) -> None:
+    """Add one step's shots and decisions to the bots' tallies (`last_shooter` is updated).
+
+    `seat_bot[t, seat]` is the index into `tallies` of the bot in that seat of table t.
+    """
+    v = outcome.verdict
+    shot = np.asarray(outcome.shot)
+    invalid = np.asarray(v.invalid)
+    legal = np.asarray(v.legal)
+    fouls = np.asarray(v.fouls)
+    scored = np.asarray(v.scored)
+    points = np.asarray(v.points)
+    struck = np.asarray(outcome.strike.ball)
+    pocket = np.asarray(outcome.result.pocket)
+    decision_invalid = np.asarray(outcome.decision_invalid)
+    rows = np.arange(len(turn))
+    own_potted = pocket[rows, np.clip(struck, 0, ids.N_BALLS - 1)] >= 0
+    gained = points[rows, turn]
+    for t in np.flatnonzero(phase == st.DECISION):
+        tally = tallies[seat_bot[t, turn[t]]]
+        tally.decisions += 1
+        tally.decision_invalid += int(decision_invalid[t] != 0)
+    for t in np.flatnonzero(shot):
+        tally = tallies[seat_bot[t, turn[t]]]
+        if invalid[t] != 0:
+            tally.invalid += 1
+            for k, why in enumerate(vd.INVALID_NAMES):
+                if invalid[t] >> k & 1:
+                    tally.invalid_kinds[why] = tally.invalid_kinds.get(why, 0) + 1
+            continue
+        balls = int(scored[t].sum())
+        tally.shots += 1
+        tally.pots += int(bool(legal[t]) and (balls > 0 or gained[t] > 0))
+        tally.fouls += int(fouls[t] != 0)
+        tally.balls += balls
+        tally.points += int(gained[t])
+        tally.own_potted += int(own_potted[t])
+        if last_shooter[t] != turn[t]:
+            tally.visits += 1
+            last_shooter[t] = turn[t]
+        for k, foul in enumerate(vd.FOUL_NAMES):
+            if foul and fouls[t] >> k & 1:
+                tally.foul_kinds[foul] = tally.foul_kinds.get(foul, 0) + 1
+
+
+def head_to_head(
+    agents: tuple[tuple[str, Agent], tuple[str, Agent]],
+    variant: int,
+    magnitude: float,
+    games: int,
+    cap: int,
+    seed: int,
+    stuck_after: int = 10,
+    capacity: int = CAPACITY,
+    on_step: Any = None,
+) -> dict[str, Any]:
+    """Play `games` frames between two named bots as one batch; the setting's figures (module docstring).
+
+    Args:
+      agents: ((name, agent), (name, agent)): the first takes seat 0 on even tables.
+      variant, magnitude: the variant (`ids`) and the execution-noise magnitude.
+      games, cap, seed: batch size, moves per frame before it counts as unfinished, seed.
+      stuck_after: refused shots in a row before a table is set aside (0: never).
+      capacity: event-log slots per shot.
+      on_step: called after every step with (steps, tables over, tables stuck), for progress.
+
+    """
+    names = [agents[0][0], agents[1][0]]
+    bots = [agents[0][1], agents[1][1]]
+    first_seat = np.arange(games) % 2  # the seat of the first bot on each table
+    seat_bot = np.where(np.arange(2)[None, :] == first_seat[:, None], 0, 1)  # (B, 2): bot index per seat
+    key = setting_key(seed, variant, magnitude)
+    key, game_key = jax.random.split(key)
+    states = st.new_games(
+        jnp.full(games, variant, jnp.int32), jax.random.split(game_key, games), jnp.zeros(games, jnp.int32)
+    )
+    tallies = [Tally(), Tally()]
+    last_shooter = np.full(games, -1)
+    shots_by_seat = np.zeros((games, 2), np.int64)
+    refused_run = np.zeros(games, np.int64)
+    stuck = np.zeros(games, bool)
+    start = time.perf_counter()
+    steps = 0
+    for _ in range(cap):
+        phase, turn = np.asarray(states.phase), np.asarray(states.turn)
+        live = phase != st.OVER
+        if not np.any(live):
+            break
+        key, k_moves, k_play = jax.random.split(key, 3)
+        table_keys = jax.random.split(k_moves, games)
+        moves = move(ball=jnp.zeros(games, jnp.int32))
+        for b in range(2):
+            mine = np.flatnonzero(live & (seat_bot[np.arange(games), turn] == b))
+            tick = time.perf_counter()
+            moves = moves_of(bots[b], states, table_keys, mine, moves)
+            jax.block_until_ready(moves)
+            if len(mine):
+                tallies[b].act_calls += 1
+                tallies[b].act_seconds += time.perf_counter() - tick
+        states, outcome = play(states, moves, jax.random.split(k_play, games), magnitude, capacity=capacity)
+        steps += 1
+        count_step(tallies, seat_bot, turn, phase, outcome, last_shooter)
+        judged = np.asarray(outcome.shot) & (np.asarray(outcome.verdict.invalid) == 0)
+        shots_by_seat[np.arange(games), turn] += judged
+        refused = np.asarray(outcome.shot) & (np.asarray(outcome.verdict.invalid) != 0)
+        refused_run = np.where(refused, refused_run + 1, 0)
+        if stuck_after > 0 and np.any(~stuck & (refused_run >= stuck_after)):
+            stuck |= refused_run >= stuck_after
+            states = states.replace(phase=jnp.where(jnp.asarray(stuck), st.OVER, states.phase))
+        if on_step is not None:
+            over = np.asarray(states.phase) == st.OVER
+            on_step(steps, int(np.sum(over & ~stuck)), int(stuck.sum()))
+    seconds = time.perf_counter() - start
+
+    phase, winner = np.asarray(states.phase), np.asarray(states.winner)
+    breaker, score = np.asarray(states.breaker), np.asarray(states.score)
+    over = (phase == st.OVER) & ~stuck
+    rows = np.arange(games)
+    won = [over & (winner == first_seat), over & (winner == 1 - first_seat)]
+    cleared = over & (winner >= 0) & (winner == breaker) & (shots_by_seat[rows, 1 - np.maximum(winner, 0)] == 0)
+    for b in range(2):
+        tallies[b].clears = int(np.sum(cleared & won[b]))
+    scores = [score[rows, first_seat], score[rows, 1 - first_seat]]
+    wins = [int(w.sum()) for w in won]
+    low, high = wilson(wins[0], wins[0] + wins[1])
+    return {
+        "variant": ids.VARIANT_NAMES[variant],
+        "noise": magnitude,
+        "games": games,
+        "agents": names,
+        "steps": steps,
+        "seconds": seconds,
+        "wins": dict(zip(names, wins, strict=True)),
+        "draws": int(np.sum(over & (winner < 0))),
+        "unfinished": int(np.sum(~over)),
+        "stuck": int(stuck.sum()),
+        "unfinished_first_ahead": int(np.sum(~over & (scores[0] > scores[1]))),
+        "win_rate": wins[0] / (wins[0] + wins[1]) if wins[0] + wins[1] else math.nan,
+        "win_rate_ci95": [low, high],
+        "mean_shots_per_frame": float(np.mean(np.asarray(states.shots))),
+        "mean_score": {names[b]: float(np.mean(scores[b])) for b in range(2)},
+        "bots": {names[b]: {**asdict(tallies[b]), **tallies[b].figures()} for b in range(2)},
+    }
