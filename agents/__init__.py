@@ -14,11 +14,19 @@ from piramida.agents.protocol import Agent
 from piramida.agents.random_agent import RandomAgent
 from piramida.agents.search import SearchAgent
 
-AGENTS: dict[str, Callable[..., Agent]] = {"random": RandomAgent, "greedy": GreedyAgent, "search": SearchAgent}
+AGENTS: dict[str, Callable[..., Agent]] = {
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "search": SearchAgent,
+}
+PLANNERS = ("search",)  # bots that plan for the execution noise: they take `noise_level`
 
 
 def make_agent(name: str, **kwargs: Any) -> Agent:
-    """The agent called `name` ("random", "greedy", "search"), built with `kwargs`; ValueError names an unknown one."""
+    """The agent called `name` ("random", "greedy", "search"), built with `kwargs`.
+
+    A ValueError names an unknown one.
+    """
     if name not in AGENTS:
         raise ValueError(f"agents: unknown agent {name!r}; choose from {sorted(AGENTS)}")
     return AGENTS[name](**kwargs)
@@ -26,6 +34,7 @@ def make_agent(name: str, **kwargs: Any) -> Agent:
 
 __all__ = [
     "AGENTS",
+    "PLANNERS",
     "Agent",
     "Candidates",
     "GreedyAgent",

@@ -27,18 +27,14 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from piramida.agents.candidates import (
     MAX_CUT_DEG,
-    N,
-    POCKETS,
     Candidates,
+    N,
     PowerRule,
     aim,
     fixed_own,
-    object_balls,
-    own_balls,
     pocket_mouths,
     pocket_room,
     segment_distance,
@@ -46,7 +42,7 @@ from piramida.agents.candidates import (
     unit,
 )
 from piramida.physics.kernel import contact_distance
-from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
+from piramida.physics.params import Models, PhysicsParams
 from piramida.physics.table import Table
 from piramida.rules import ids, placement
 from piramida.rules import state as st
@@ -61,8 +57,11 @@ IN_OFF_TIP = -0.25  # a little draw: the own ball meets the object ball stunned
 RAIL_CLEARANCE = 0.12  # m: a cushion bounce must land this far from any pocket's aim point
 SAFETY_SPEEDS = (1.5, 3.0)  # m/s
 SAFETY_THICKNESS = (0.0, 0.5, -0.5)  # contact offset across the line of centres, in units of 2R
-BREAK_SPEEDS = (6.5, 8.0)  # m/s
-BREAK_AIMS = (0.0, 0.6, -0.6)  # degrees off the apex
+# Break variants, most usual first (a small menu keeps the first ones): a full hit on the
+# apex at break speed, then thicker and thinner hits across the rack (from the house the
+# apex ball spans about 2 degrees, the rack about 10), harder and softer.
+BREAK_SPEEDS = (8.0, 6.0, 4.0)  # m/s
+BREAK_AIMS = (0.0, 1.5, -1.5, 3.0, -3.0)  # degrees off the apex
 BREAK_PLACES = 3  # the break placements of `candidates` (its slots 0-2)
 BREAK_VARIANTS = len(BREAK_SPEEDS) * len(BREAK_AIMS) * BREAK_PLACES
 
@@ -109,7 +108,7 @@ def _mirror(p: Any, axis: Any, coord: Any) -> Any:
 
 
 def _bounce_ok(a: Any, b_mirrored: Any, axis: Any, coord: Any, mouth_aim: Any) -> Any:
-    """The path a -> mirrored b meets its cushion line clear of the pockets (and from the table side)."""
+    """Where a -> mirrored b meets its cushion line: (between a and b and clear of the pockets, the point)."""
     k = jnp.stack([axis == 0, axis == 1], axis=-1)
     along_a = jnp.sum(jnp.where(k, a, 0.0), axis=-1)
     along_b = jnp.sum(jnp.where(k, b_mirrored, 0.0), axis=-1)
@@ -119,13 +118,10 @@ def _bounce_ok(a: Any, b_mirrored: Any, axis: Any, coord: Any, mouth_aim: Any) -
     return (t > 0.0) & (t < 1.0) & far, hit
 
 
-def _blocked(pos: Any, on: Any, a: Any, b: Any, skip: tuple[Any, ...], R: float) -> Any:
-    """Another ball's centre within 2R of the segment a-b (balls in `skip` aside); a, b (..., 2)."""
-    balls = jnp.arange(N)
+def _blocked(pos: Any, on: Any, a: Any, b: Any, mover: Any, R: float) -> Any:
+    """Another ball's centre within 2R of the segment a-b (ball `mover` aside); a, b (..., 2)."""
     gaps = segment_distance(pos, a[..., None, :], b[..., None, :])
-    others = on
-    for s in skip:
-        others = others & (balls != s[..., None])
+    others = on & (jnp.arange(N) != mover[..., None])
     return jnp.any(others & (gaps < 2.0 * R), axis=-1)
 
 
@@ -165,7 +161,9 @@ class Geometry:
     R: float
 
 
-def _geometry(state: st.GameState, dims: st.Dims, table: Table, params: PhysicsParams, models: Models) -> Geometry:
+def _geometry(
+    state: st.GameState, dims: st.Dims, table: Table, params: PhysicsParams, models: Models
+) -> Geometry:
     pos, on = state.positions, state.on_table
     balls = jnp.arange(N)
     placing = (state.phase == st.BREAK) | (state.phase == st.IN_HAND)
@@ -198,7 +196,15 @@ def _pots(g: Geometry, best: Candidates, rule: PowerRule, params: PhysicsParams,
     obj = g.state.positions[best.target]
     target = g.mouth_aim[best.pocket]
     planned = [
-        aim(best.place, obj, target, g.R, PowerRule(arrival=arrival, tip=tip, min_speed=rule.min_speed, max_speed=rule.max_speed), params, models)
+        aim(
+            best.place,
+            obj,
+            target,
+            g.R,
+            PowerRule(arrival=arrival, tip=tip, min_speed=rule.min_speed, max_speed=rule.max_speed),
+            params,
+            models,
+        )
         for arrival, tip in POT_STYLES
     ]
     styles = len(POT_STYLES)
@@ -270,12 +276,17 @@ def _doubles(g: Geometry, k: int) -> Family:
     # (rail, pocket, 2): each pocket's aim point mirrored in each cushion line.
     mirrored = _mirror(g.mouth_aim[None], g.rail_axis[:, None], g.rail_coord[:, None])
     to_image, path = unit(mirrored[None] - pos[:, None, None])  # (T, Rl, P)
-    bounce_ok, hit = _bounce_ok(pos[:, None, None], mirrored[None], g.rail_axis[None, :, None],
-                                g.rail_coord[None, :, None], g.mouth_aim)
+    bounce_ok, hit = _bounce_ok(
+        pos[:, None, None],
+        mirrored[None],
+        g.rail_axis[None, :, None],
+        g.rail_coord[None, :, None],
+        g.mouth_aim,
+    )
     into, _ = unit(g.mouth_aim[None, None] - hit)  # (T, Rl, P, 2): the last leg's direction
     room = pocket_room(into, g.noses, g.nose_radius, g.reach)
-    blocked = _blocked(pos, on, pos[:, None, None], hit, (balls[:, None, None],), g.R) | _blocked(
-        pos, on, hit, g.mouth_aim[None, None], (balls[:, None, None],), g.R
+    blocked = _blocked(pos, on, pos[:, None, None], hit, balls[:, None, None], g.R) | _blocked(
+        pos, on, hit, g.mouth_aim[None, None], balls[:, None, None], g.R
     )
     ghost = pos[:, None, None] - 2.0 * g.R * to_image
     heading, travel = unit(ghost[None] - g.own_xy[:, None, None, None])  # (O, T, Rl, P)
@@ -293,7 +304,10 @@ def _doubles(g: Geometry, k: int) -> Family:
     speed = jnp.clip(2.0 + 1.5 * (travel + path[None]).ravel()[index], 2.0, 6.0)
     return Family(
         moves=move(
-            ball=own, speed=speed, phi=_phi(heading.reshape(-1, 2)[index]), place=g.own_xy[own],
+            ball=own,
+            speed=speed,
+            phi=_phi(heading.reshape(-1, 2)[index]),
+            place=g.own_xy[own],
             **_calls(g.state, obj, pocket),
         ),
         valid=ok,
@@ -306,7 +320,7 @@ def _kicks(g: Geometry, k: int) -> Family:
     balls = jnp.arange(N)
     to_target, to_pocket = unit(g.mouth_aim[None] - pos[:, None])  # (T, P)
     room = pocket_room(to_target, g.noses, g.nose_radius, g.reach)
-    obj_blocked = _blocked(pos, on, pos[:, None], g.mouth_aim[None], (balls[:, None],), g.R)
+    obj_blocked = _blocked(pos, on, pos[:, None], g.mouth_aim[None], balls[:, None], g.R)
     ghost = pos[:, None] - 2.0 * g.R * to_target  # (T, P, 2)
     image = _mirror(ghost[:, :, None], g.rail_axis, g.rail_coord)  # (T, P, Rl, 2)
     start = g.own_xy[:, None, None, None]
@@ -328,7 +342,10 @@ def _kicks(g: Geometry, k: int) -> Family:
     speed = jnp.clip(2.5 + 1.5 * (first_leg.ravel()[index] + to_pocket[obj, pocket]), 2.5, 6.5)
     return Family(
         moves=move(
-            ball=own, speed=speed, phi=_phi(heading.reshape(-1, 2)[index]), place=g.own_xy[own],
+            ball=own,
+            speed=speed,
+            phi=_phi(heading.reshape(-1, 2)[index]),
+            place=g.own_xy[own],
             **_calls(g.state, obj, pocket),
         ),
         valid=ok,
@@ -336,7 +353,9 @@ def _kicks(g: Geometry, k: int) -> Family:
 
 
 def _safeties(g: Geometry, pairs: int, dims: st.Dims) -> Family:
-    """Full and half-ball hits on the `pairs` cheapest (own, object) pairs (`greedy.safety_costs`), at two speeds.
+    """Full and half-ball hits on the `pairs` cheapest (own, object) pairs, at two speeds.
+
+    The pairs and their costs are the greedy safety's (`greedy.safety_costs`).
 
     In Classic the hit ball is called into its nearest pocket (CLS-5.2).
     """
@@ -349,7 +368,9 @@ def _safeties(g: Geometry, pairs: int, dims: st.Dims) -> Family:
     heading, distance = unit(pos[obj] - own_xy[own])
     base = _phi(heading)  # (pairs,)
     thickness = jnp.asarray(SAFETY_THICKNESS)
-    offset = jnp.degrees(jnp.arcsin(jnp.clip(thickness[:, None] * 2.0 * g.R / jnp.maximum(distance, 2.0 * g.R), -1, 1)))
+    offset = jnp.degrees(
+        jnp.arcsin(jnp.clip(thickness[:, None] * 2.0 * g.R / jnp.maximum(distance, 2.0 * g.R), -1, 1))
+    )
     phi = (base[None] + offset)[None]  # (1, thickness, pairs)
     speeds = jnp.asarray(SAFETY_SPEEDS)[:, None, None]
     shape = (len(SAFETY_SPEEDS), len(SAFETY_THICKNESS), pairs)
@@ -368,7 +389,10 @@ def _safeties(g: Geometry, pairs: int, dims: st.Dims) -> Family:
 
 
 def _breaks(state: st.GameState, best: Candidates, size: int) -> Family:
-    """The break (G11, G12.1): `candidates`' break placements x `BREAK_SPEEDS` x `BREAK_AIMS`, padded to `size`."""
+    """The break (G11, G12.1): `candidates`' placements x `BREAK_SPEEDS` x `BREAK_AIMS`.
+
+    Cut or padded to `size` moves.
+    """
     m = BREAK_PLACES
     shape = (len(BREAK_SPEEDS), len(BREAK_AIMS), m)
     spread = lambda x: jnp.broadcast_to(x, shape).ravel()  # noqa: E731
@@ -412,9 +436,14 @@ def table_menu(
     ]
     shots = jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs), *families)
     breaks = _breaks(state, best, menu.size)
-    chosen = jax.tree_util.tree_map(lambda x, y: jnp.where(
-        (state.phase == st.BREAK).reshape((1,) * x.ndim), x, y), breaks, shots)
+    chosen = jax.tree_util.tree_map(
+        lambda x, y: jnp.where((state.phase == st.BREAK).reshape((1,) * x.ndim), x, y), breaks, shots
+    )
     decision = default_decision(state, dims)
-    return Family(moves=chosen.moves.replace(option=jnp.broadcast_to(decision.option, (menu.size,)),
-                                             take=jnp.broadcast_to(decision.ball, (menu.size,))),
-                  valid=chosen.valid)
+    return Family(
+        moves=chosen.moves.replace(
+            option=jnp.broadcast_to(decision.option, (menu.size,)),
+            take=jnp.broadcast_to(decision.ball, (menu.size,)),
+        ),
+        valid=chosen.valid,
+    )

@@ -52,10 +52,16 @@ HALF = 0.4769362762044699  # erfinv(0.5): the chance is one half where tolerance
 
 def tolerance(room: Any, to_pocket: Any, cut_cos: Any, travel: Any, R: Any) -> Any:
     """The aim error (radians) a ghost-ball pot forgives (elementwise)."""
-    return jnp.maximum(room, 0.0) / jnp.maximum(to_pocket, 0.05) * 2.0 * R * cut_cos / jnp.maximum(travel, 0.05)
+    return (
+        jnp.maximum(room, 0.0) / jnp.maximum(to_pocket, 0.05) * 2.0 * R * cut_cos / jnp.maximum(travel, 0.05)
+    )
 
 
-def sigma_per_magnitude(table: Table, params: PhysicsParams = PYRAMID_PARAMS, models: Models = Models()) -> Any:  # noqa: B008
+def sigma_per_magnitude(
+    table: Table,
+    params: PhysicsParams = PYRAMID_PARAMS,
+    models: Models = Models(),  # noqa: B008 (frozen, hashable)
+) -> Any:
     """The aim sigma (radians) of magnitude 1 that makes the calibration shot a 50 % pot at `amateur`.
 
     The calibration shot is `benchmarks/noise_levels.py`'s: straight into the front-left
@@ -118,7 +124,9 @@ def pot_chances(
         & (cut_cos > np.cos(np.radians(MAX_CUT_DEG)))
     )
     sigma = sigma_per_magnitude(table, params, models) * jnp.maximum(magnitude, PLAN_SIGMA_MAGNITUDE)
-    chance = jax.scipy.special.erf(tolerance(room[None], to_pocket[None], cut_cos, travel, R) / (np.sqrt(2.0) * sigma))
+    chance = jax.scipy.special.erf(
+        tolerance(room[None], to_pocket[None], cut_cos, travel, R) / (np.sqrt(2.0) * sigma)
+    )
     chance = jnp.where(valid & (state.phase != st.BREAK), chance, 0.0)
     worth = jnp.where(state.variant == ids.CLASSIC, CLASSIC_VALUES, 1).astype(chance.dtype)
     return jnp.max(chance), jnp.max(chance * worth[None, :, None])

@@ -40,7 +40,7 @@ import jax.numpy as jnp
 from jax import Array
 
 from piramida.agents.candidates import PowerRule, candidates
-from piramida.agents.menu import BREAK_VARIANTS, Menu, table_menu
+from piramida.agents.menu import Menu, table_menu
 from piramida.agents.position import pot_chances
 from piramida.physics import noise
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
@@ -52,7 +52,9 @@ from piramida.rules.decisions import Decision, decide, default_decision
 from piramida.rules.game import CAPACITY, Move, play
 
 ILLEGAL = -1e3  # the value of a move the referee refuses before the shot (never chosen if any other is legal)
-BEFORE_SHOT = (1 << vd.BAD_PHASE) | (1 << vd.BAD_OVER) | (1 << vd.BAD_OWN) | (1 << vd.BAD_PLACE) | (1 << vd.BAD_CALL)
+BEFORE_SHOT = (
+    (1 << vd.BAD_PHASE) | (1 << vd.BAD_OVER) | (1 << vd.BAD_OWN) | (1 << vd.BAD_PLACE) | (1 << vd.BAD_CALL)
+)
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ class SearchConfig:
 
     """
 
-    menu: Menu = Menu()
+    menu: Menu = Menu()  # noqa: RUF009 (frozen, hashable)
     finalists: int = 6
     samples: int = 8
     position_weight: float = 0.8
@@ -82,10 +84,13 @@ class SearchConfig:
 
 LEVELS: dict[str, SearchConfig] = {
     "easy": SearchConfig(menu=Menu(pots=3, in_offs=0, doubles=0, kicks=0, safety_pairs=1), finalists=0),
-    "medium": SearchConfig(menu=Menu(pots=5, in_offs=2, doubles=2, kicks=2, safety_pairs=2), finalists=3, samples=4),
+    "medium": SearchConfig(
+        menu=Menu(pots=5, in_offs=2, doubles=2, kicks=2, safety_pairs=2), finalists=3, samples=4
+    ),
     "strong": SearchConfig(),
-    "strongest": SearchConfig(menu=Menu(pots=12, in_offs=8, doubles=10, kicks=8, safety_pairs=4), finalists=12,
-                              samples=16),
+    "strongest": SearchConfig(
+        menu=Menu(pots=12, in_offs=8, doubles=10, kicks=8, safety_pairs=4), finalists=12, samples=16
+    ),
 }
 DEFAULT_LEVEL = "strong"
 
@@ -101,7 +106,7 @@ def outcome_value(
     params: PhysicsParams,
     models: Models,
 ) -> Any:
-    """One table: the value of going from `before` to `after` for `before`'s player to move (module docstring).
+    """One table: the value of going from `before` to `after` for `before`'s mover (module docstring).
 
     `invalid` is the referee's `verdict.invalid` (0 for a decision): a move refused before
     the shot is worth `ILLEGAL`; an overflowing log (the outcome unknown) counts as a
@@ -115,7 +120,9 @@ def outcome_value(
     target = jnp.where(before.variant == ids.CLASSIC, st.CLASSIC_TARGET, st.FREE_TARGET)
     gain = (after.score[me] - after.score[opponent]) - (before.score[me] - before.score[opponent])
     over = after.phase == st.OVER
-    result = jnp.where(over & (after.winner == me), 1.0, jnp.where(over & (after.winner == opponent), -1.0, 0.0))
+    result = jnp.where(
+        over & (after.winner == me), 1.0, jnp.where(over & (after.winner == opponent), -1.0, 0.0)
+    )
     _, points = pot_chances(after, magnitude, table, dims, params, models)
     side = jnp.where(after.turn == me, 1.0, -1.0)
     value = (gain + jnp.where(over, 0.0, side * config.position_weight * points)) / target + result
@@ -154,8 +161,13 @@ def _simulate_values(
 
 
 def _best_decision(
-    state: st.GameState, magnitude: Any, config: SearchConfig, dims: st.Dims, table: Table,
-    params: PhysicsParams, models: Models,
+    state: st.GameState,
+    magnitude: Any,
+    config: SearchConfig,
+    dims: st.Dims,
+    table: Table,
+    params: PhysicsParams,
+    models: Models,
 ) -> Decision:
     """One table's decision: the allowed (option, ball) pair whose resulting position is worth most."""
     options = jnp.repeat(jnp.arange(4, dtype=jnp.int32), ids.N_BALLS + 1)
@@ -171,7 +183,8 @@ def _best_decision(
     fallback = default_decision(state, dims)
     found = jnp.isfinite(values[best])
     return Decision(
-        option=jnp.where(found, options[best], fallback.option), ball=jnp.where(found, balls[best], fallback.ball)
+        option=jnp.where(found, options[best], fallback.option),
+        ball=jnp.where(found, balls[best], fallback.ball),
     )
 
 
@@ -190,7 +203,9 @@ def search_moves(
     """`SearchAgent.act` as a function: (B,) states, (B, 2) keys -> (B,) moves (module docstring)."""
     batch = states.phase.shape[0]
     best = candidates(states, dims, config.menu.pots, rule, table, params, models)
-    menu = jax.vmap(lambda s, c: table_menu(s, c, config.menu, rule, dims, table, params, models))(states, best)
+    menu = jax.vmap(lambda s, c: table_menu(s, c, config.menu, rule, dims, table, params, models))(
+        states, best
+    )
     size = config.menu.size
     exact = jnp.zeros((batch, size, 2), jnp.uint32)  # stage 1: no noise, so the keys do not matter
     values = _simulate_values(states, menu.moves, exact, 0.0, config, dims, table, params, models)
@@ -201,7 +216,9 @@ def search_moves(
     if config.finalists > 0:
         top_values, top = jax.lax.top_k(values, config.finalists)  # (B, F)
         finalists = pick(menu.moves, top)
-        draws = jax.vmap(lambda k: jax.random.split(k, config.samples))(keys)  # (B, S, 2): shared by the finalists
+        draws = jax.vmap(lambda k: jax.random.split(k, config.samples))(
+            keys
+        )  # (B, S, 2): shared by the finalists
         noisy = jax.tree_util.tree_map(lambda x: jnp.repeat(x, config.samples, axis=1), finalists)
         sample_keys = jnp.tile(draws, (1, config.finalists, 1))
         means = _simulate_values(states, noisy, sample_keys, magnitude, config, dims, table, params, models)
@@ -245,10 +262,8 @@ class SearchAgent:
             if level not in LEVELS:
                 raise ValueError(f"search: unknown level {level!r}; choose from {list(LEVELS)}")
             config = LEVELS[level]
-        if config.menu.pots < 3 or config.menu.size < BREAK_VARIANTS:
-            raise ValueError(
-                f"search: the menu needs at least 3 pots and {BREAK_VARIANTS} slots (the break variants use them)"
-            )
+        if config.menu.pots < 3:
+            raise ValueError("search: the menu needs at least 3 pots (the break placements use their slots)")
         self.magnitude = noise.level(noise_level)
         if self.magnitude == 0.0:
             # No noise: stage 1's exact simulation says all; noisy samples would repeat it.
@@ -268,5 +283,13 @@ class SearchAgent:
     def act(self, states: st.GameState, keys: Array) -> Move:
         """The search's moves: states (B,), keys (B, 2)."""
         return search_moves(
-            states, keys, self.magnitude, self.config, self.dims, self.rule, self.table, self.params, self.models
+            states,
+            keys,
+            self.magnitude,
+            self.config,
+            self.dims,
+            self.rule,
+            self.table,
+            self.params,
+            self.models,
         )

@@ -3,10 +3,12 @@
 For each setting (variant x execution noise) the script plays `--games` frames of the search
 bot (at `--level`, planning for the setting's noise) against `greedy` as one batch
 (`evaluation.arena.head_to_head`: each bot breaks first in half of the frames, both shoot
-with the same noise) and reports the search bot's win rate over the decided frames with its
-95 % Wilson interval, and per bot the pot rate, fouls per shot, balls per turn and the
-clearances from the break (frames won from the bot's own break with no shot by the
-opponent), plus the time each bot spent choosing its moves.
+with the same noise; every frame starts from a slightly imperfect rack,
+`arena.jitter_racks`, so that frames differ even with no noise) and reports the search
+bot's win rate over the decided frames with its 95 % Wilson interval, and per bot the pot
+rate, fouls per shot, balls per turn and the clearances from the break (frames won from
+the bot's own break with no shot by the opponent), plus the time each bot spent choosing
+its moves.
 
 Results are written after every setting (`--json`, `--markdown`, atomically); `--resume`
 skips the settings the JSON already holds, so an interrupted run loses at most one setting.
@@ -22,14 +24,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import jax
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -38,8 +37,8 @@ from piramida.agents import GreedyAgent
 from piramida.agents.search import DEFAULT_LEVEL, LEVELS, SearchAgent
 from piramida.evaluation.arena import head_to_head
 from piramida.evaluation.files import write_atomic
-from piramida.evaluation.report import print_setting, settings_markdown
-from piramida.evaluation.settings import parse_noise, parse_variants
+from piramida.evaluation.report import machine, print_setting, settings_markdown
+from piramida.evaluation.settings import add_match_arguments, check_match_arguments
 from piramida.rules import ids
 from piramida.rules.game import CAPACITY
 
@@ -47,30 +46,29 @@ from piramida.rules.game import CAPACITY
 def main(argv: list[str] | None = None) -> None:
     """Run every (variant, noise) setting, print the tables, write the JSON and markdown."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--games", type=int, default=200, help="frames per setting = batch size (200)")
-    parser.add_argument("--variants", type=parse_variants, default=parse_variants("all"),
-                        help="comma-separated variants, or all (default)")
-    parser.add_argument("--noise", type=parse_noise, default=parse_noise("none,pro,amateur"),
-                        help="comma-separated noise levels: names (none, pro, amateur) or magnitudes")
+    add_match_arguments(parser, "none,pro,amateur")
     parser.add_argument("--level", choices=list(LEVELS), default=DEFAULT_LEVEL, help="the search bot's level")
-    parser.add_argument("--cap", type=int, default=400, help="moves per frame before it counts as unfinished")
-    parser.add_argument("--stuck", type=int, default=10, help="refused shots in a row before a table is set aside")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", help="write the results here (JSON)")
-    parser.add_argument("--markdown", help="write the results here (markdown)")
     parser.add_argument("--resume", action="store_true", help="skip the settings already in --json")
     args = parser.parse_args(argv)
-    if args.games < 2 or args.cap < 1 or args.stuck < 0:
-        parser.error("--games must be >= 2, --cap >= 1, --stuck >= 0")
+    check_match_arguments(parser, args)
     if args.resume and not args.json:
         parser.error("--resume needs --json")
 
     console = Console() if sys.stdout.isatty() else Console(width=160)
     report: dict[str, Any] = {
-        "command": " ".join(["python", "benchmarks/search_strength.py", *(sys.argv[1:] if argv is None else argv)]),
-        "config": {"games": args.games, "level": args.level, "budget": LEVELS[args.level].budget,
-                   "cap": args.cap, "stuck": args.stuck, "seed": args.seed, "capacity": CAPACITY},
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, JAX {jax.__version__} on {jax.default_backend()}",
+        "command": " ".join(
+            ["python", "benchmarks/search_strength.py", *(sys.argv[1:] if argv is None else argv)]
+        ),
+        "config": {
+            "games": args.games,
+            "level": args.level,
+            "budget": LEVELS[args.level].budget,
+            "cap": args.cap,
+            "stuck": args.stuck,
+            "seed": args.seed,
+            "capacity": CAPACITY,
+        },
+        "machine": machine(),
         "settings": [],
         "wall_s": 0.0,
     }
@@ -82,8 +80,13 @@ def main(argv: list[str] | None = None) -> None:
     done = {(s["variant"], s["noise"]) for s in report["settings"]}
     greedy = GreedyAgent()
     start = time.perf_counter() - report["wall_s"]
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("moves, {task.fields[over]}/{task.fields[games]} over"), TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("moves, {task.fields[over]}/{task.fields[games]} over"),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=console) as progress:
         for variant in args.variants:
             for magnitude in args.noise:
@@ -96,8 +99,17 @@ def main(argv: list[str] | None = None) -> None:
                     progress.update(task, completed=steps, over=over + stuck)
 
                 search = SearchAgent(args.level, noise_level=magnitude)
-                result = head_to_head((("search", search), ("greedy", greedy)), variant, magnitude, args.games,
-                                      args.cap, args.seed, args.stuck, on_step=on_step)
+                result = head_to_head(
+                    (("search", search), ("greedy", greedy)),
+                    variant,
+                    magnitude,
+                    args.games,
+                    args.cap,
+                    args.seed,
+                    args.stuck,
+                    on_step=on_step,
+                    rack_jitter=True,
+                )
                 result["search_budget"] = search.budget
                 progress.update(task, total=result["steps"], completed=result["steps"])
                 report["settings"].append(result)
@@ -106,7 +118,10 @@ def main(argv: list[str] | None = None) -> None:
                 if args.json:
                     write_atomic(args.json, json.dumps(report, indent=2, allow_nan=True) + "\n")
                 if args.markdown:
-                    header = f"# Search vs greedy\n\n`{report['command']}`; {report['wall_s']:.0f} s on {report['machine']}.\n\n"
+                    header = (
+                        f"# Search vs greedy\n\n`{report['command']}`; {report['wall_s']:.0f} s on "
+                        f"{report['machine']}.\n\n"
+                    )
                     write_atomic(args.markdown, header + settings_markdown(report["settings"]))
     console.print(settings_markdown(report["settings"]))
 

@@ -15,7 +15,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from piramida.agents import Agent, make_agent
+from piramida.agents import PLANNERS, Agent, make_agent
 from piramida.envs import core
 from piramida.rules import state as st
 from piramida.rules.game import Move
@@ -82,7 +82,8 @@ def resolve(opponent: str | Agent | ObservationPolicy, settings: core.Settings) 
             if not path.exists():
                 raise ValueError(f"opponent: no saved model at {path}")
             return ObservationOpponent(settings, _saved_policy(path), str(path))
-        return make_agent(opponent).act
+        planning = {"noise_level": settings.noise} if opponent in PLANNERS else {}
+        return make_agent(opponent, **planning).act
     if hasattr(opponent, "act"):
         return opponent.act
     if callable(opponent):

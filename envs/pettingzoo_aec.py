@@ -168,4 +168,3 @@ class PyramidAEC(render.TableRendering, AECEnv[str, Any, Any]):
             mask = self.core.action_masks()[0]
             parts = np.split(mask, np.cumsum(act.ASSISTED_NVEC)[:-1])
             self.infos[mover]["action_mask"] = tuple(part.astype(np.int8) for part in parts)
-

@@ -92,5 +92,6 @@ class PyramidEnv(render.TableRendering, gym.Env[Any, Any]):
             raise ValueError("action_masks: only the assisted action mode has discrete choices")
         return self.core.action_masks()[0]
 
+
 def _first(info: dict[str, np.ndarray]) -> dict[str, Any]:
     return {name: value[0] for name, value in info.items()}

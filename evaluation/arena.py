@@ -6,12 +6,14 @@ batch of a few fixed sizes, so a slow bot such as `search` does not spend its bu
 the other bot's tables and compiles at most `BUCKETS` shapes), and one `play` call advances
 every table. The first bot takes seat 0 on the even tables and seat 1 on the odd ones, and
 seat 0 breaks, so each bot breaks first in half of the frames. Both bots shoot with the
-same execution noise (`physics.noise`). Each table draws its own keys, so a table's game
-does not depend on the others.
+same execution noise (`physics.noise`). Each bot has its own key stream and each table its
+own keys, so a table's game does not depend on the others.
 
 A frame stops when it is OVER or after `cap` moves (shots and decisions), or is set aside
 as stuck after `stuck_after` consecutive refused shots (`verdict.invalid`, in practice an
-event-log overflow; a deterministic bot would repeat the refused shot for ever).
+event-log overflow; a deterministic bot would repeat the refused shot for ever). With no
+execution noise two deterministic bots play the same frame on every table that shares a
+breaker, so `rack_jitter` starts each frame from a slightly imperfect rack.
 
 Figures per bot (`Tally`), over its shots in these frames:
 
@@ -42,6 +44,7 @@ from piramida.rules.game import CAPACITY, Move, Outcome, move, play
 
 Z95 = 1.959963984540054  # the 97.5 % quantile of the standard normal
 BUCKETS = 4  # a bot's tables are padded to k/BUCKETS of the batch, k = 1..BUCKETS
+RACK_JITTER = (0.05, 1e-3, 5e-4)  # degrees, relative spread, m (`jitter_racks`)
 
 
 @dataclass
@@ -92,9 +95,9 @@ def setting_key(seed: int, variant: int, magnitude: float) -> jax.Array:
     return jax.random.fold_in(key, round(magnitude * 10_000))
 
 
-def bucket(count: int, batch: int) -> int:
-    """The padded size of `count` tables out of `batch`: the next multiple of batch / BUCKETS."""
-    step = math.ceil(batch / BUCKETS)
+def bucket(count: int, batch: int, buckets: int = BUCKETS) -> int:
+    """The padded size of `count` tables out of `batch`: the next multiple of batch / buckets."""
+    step = math.ceil(batch / buckets)
     return min(batch, step * math.ceil(count / step))
 
 
@@ -108,11 +111,45 @@ def _scatter(full: Any, index: jax.Array, part: Any) -> Any:
     return jax.tree_util.tree_map(lambda f, p: f.at[index].set(p), full, part)
 
 
-def moves_of(agent: Agent, states: st.GameState, keys: jax.Array, tables: np.ndarray, into: Move) -> Move:
+@jax.jit
+def jitter_racks(states: st.GameState, key: jax.Array) -> st.GameState:
+    """Each table's rack as a real one stands: turned, spread and shifted by a hair (`RACK_JITTER`).
+
+    A perfect rack and a perfect cue make every frame of a deterministic pair of bots the
+    same frame; real racks differ by fractions of a millimetre, and the break amplifies
+    that. The balls on the table are turned about the apex (the ball nearest the house) by
+    up to `RACK_JITTER[0]` degrees, spread from it by a factor 1 + up to `RACK_JITTER[1]`
+    (touching balls get gaps, never overlaps), and shifted by up to `RACK_JITTER[2]` m.
+    """
+    turn_deg, spread, shift = RACK_JITTER
+
+    def one(state: st.GameState, k: jax.Array) -> st.GameState:
+        k_turn, k_spread, k_shift = jax.random.split(k, 3)
+        pos, on = state.positions, state.on_table
+        apex = pos[jnp.argmin(jnp.where(on, pos[:, 1], jnp.inf))]
+        angle = jnp.radians(jax.random.uniform(k_turn, minval=-turn_deg, maxval=turn_deg))
+        scale = 1.0 + jax.random.uniform(k_spread, maxval=spread)
+        c, s = jnp.cos(angle), jnp.sin(angle)
+        d = pos - apex
+        moved = apex + scale * jnp.stack([c * d[:, 0] - s * d[:, 1], s * d[:, 0] + c * d[:, 1]], axis=-1)
+        moved = moved + jax.random.uniform(k_shift, (2,), minval=-shift, maxval=shift)
+        return state.replace(positions=jnp.where(on[:, None], moved, pos))
+
+    return jax.vmap(one)(states, jax.random.split(key, states.phase.shape[0]))
+
+
+def moves_of(
+    agent: Agent,
+    states: st.GameState,
+    keys: jax.Array,
+    tables: np.ndarray,
+    into: Move,
+    buckets: int = BUCKETS,
+) -> Move:
     """`into` with `agent`'s moves on `tables` (host indices), computed on a padded subset only."""
     if len(tables) == 0:
         return into
-    size = bucket(len(tables), len(keys))
+    size = bucket(len(tables), len(keys), buckets)
     index = jnp.asarray(np.concatenate([tables, np.full(size - len(tables), tables[0])]), jnp.int32)
     part = agent.act(_gather(states, index), keys[index])
     return _scatter(into, index, part)
@@ -180,6 +217,8 @@ def head_to_head(
     stuck_after: int = 10,
     capacity: int = CAPACITY,
     on_step: Any = None,
+    rack_jitter: bool = False,
+    buckets: int = BUCKETS,
 ) -> dict[str, Any]:
     """Play `games` frames between two named bots as one batch; the setting's figures (module docstring).
 
@@ -190,6 +229,10 @@ def head_to_head(
       stuck_after: refused shots in a row before a table is set aside (0: never).
       capacity: event-log slots per shot.
       on_step: called after every step with (steps, tables over, tables stuck), for progress.
+      rack_jitter: start from imperfect racks (`jitter_racks`), so that frames differ even
+        between deterministic bots with no execution noise.
+      buckets: a bot's tables are padded to k / buckets of the batch (k = 1..buckets): more
+        buckets waste less work on padding and compile more shapes.
 
     """
     names = [agents[0][0], agents[1][0]]
@@ -201,6 +244,8 @@ def head_to_head(
     states = st.new_games(
         jnp.full(games, variant, jnp.int32), jax.random.split(game_key, games), jnp.zeros(games, jnp.int32)
     )
+    if rack_jitter:
+        states = jitter_racks(states, jax.random.fold_in(game_key, 1))
     tallies = [Tally(), Tally()]
     last_shooter = np.full(games, -1)
     shots_by_seat = np.zeros((games, 2), np.int64)
@@ -213,13 +258,12 @@ def head_to_head(
         live = phase != st.OVER
         if not np.any(live):
             break
-        key, k_moves, k_play = jax.random.split(key, 3)
-        table_keys = jax.random.split(k_moves, games)
+        key, k_second, k_first, k_play = jax.random.split(key, 4)
         moves = move(ball=jnp.zeros(games, jnp.int32))
-        for b in range(2):
+        for b, bot_key in enumerate((k_first, k_second)):
             mine = np.flatnonzero(live & (seat_bot[np.arange(games), turn] == b))
             tick = time.perf_counter()
-            moves = moves_of(bots[b], states, table_keys, mine, moves)
+            moves = moves_of(bots[b], states, jax.random.split(bot_key, games), mine, moves, buckets)
             jax.block_until_ready(moves)
             if len(mine):
                 tallies[b].act_calls += 1
@@ -244,7 +288,9 @@ def head_to_head(
     over = (phase == st.OVER) & ~stuck
     rows = np.arange(games)
     won = [over & (winner == first_seat), over & (winner == 1 - first_seat)]
-    cleared = over & (winner >= 0) & (winner == breaker) & (shots_by_seat[rows, 1 - np.maximum(winner, 0)] == 0)
+    cleared = (
+        over & (winner >= 0) & (winner == breaker) & (shots_by_seat[rows, 1 - np.maximum(winner, 0)] == 0)
+    )
     for b in range(2):
         tallies[b].clears = int(np.sum(cleared & won[b]))
     scores = [score[rows, first_seat], score[rows, 1 - first_seat]]

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import math
+import os
+import platform
 from typing import Any
 
+import jax
 from rich.console import Console
 from rich.table import Table as RichTable
 
-BOT_HEADER = ["bot", "shots", "pot rate", "fouls/shot", "balls/turn", "own potted", "clears", "top fouls", "refused"]
+BOT_HEADER = [
+    "bot",
+    "shots",
+    "pot rate",
+    "fouls/shot",
+    "balls/turn",
+    "own potted",
+    "clears",
+    "top fouls",
+    "refused",
+]
 MATCH_HEADER = [
     "variant",
     "noise",
@@ -20,6 +33,11 @@ MATCH_HEADER = [
     "95 % CI",
     "shots/frame",
 ]
+
+
+def machine() -> str:
+    """The machine in one line: architecture, CPUs, JAX and its backend."""
+    return f"{platform.machine()}, {os.cpu_count()} CPUs, JAX {jax.__version__} on {jax.default_backend()}"
 
 
 def pct(x: float) -> str:
@@ -88,7 +106,12 @@ def settings_markdown(settings: list[dict[str, Any]]) -> str:
         "frames unfinished at the cap (or stuck on refused shots) are counted apart.",
     ]
     for result in settings:
-        parts += ["", f"### {result['variant']}, noise {result['noise']:g}", "", md_table(BOT_HEADER, bot_rows(result))]
+        parts += [
+            "",
+            f"### {result['variant']}, noise {result['noise']:g}",
+            "",
+            md_table(BOT_HEADER, bot_rows(result)),
+        ]
     return "\n".join(parts) + "\n"
 
 

@@ -22,7 +22,9 @@ def parse_variants(text: str) -> list[int]:
     out = []
     for name in _items(text, "variant"):
         if name not in ids.VARIANT_NAMES:
-            raise argparse.ArgumentTypeError(f"unknown variant {name!r}; choose from {', '.join(ids.VARIANT_NAMES)}")
+            raise argparse.ArgumentTypeError(
+                f"unknown variant {name!r}; choose from {', '.join(ids.VARIANT_NAMES)}"
+            )
         out.append(ids.VARIANT_NAMES.index(name))
     return out
 
@@ -41,3 +43,36 @@ def parse_noise(text: str) -> list[float]:
         except ValueError as error:
             raise argparse.ArgumentTypeError(str(error)) from error
     return out
+
+
+def add_match_arguments(parser: argparse.ArgumentParser, noise: str) -> None:
+    """The options every match script shares: games, variants, noise, cap, stuck, seed, outputs."""
+    parser.add_argument("--games", type=int, default=200, help="frames per setting = batch size (200)")
+    parser.add_argument(
+        "--variants",
+        type=parse_variants,
+        default=parse_variants("all"),
+        help="comma-separated variants or all",
+    )
+    parser.add_argument(
+        "--noise",
+        type=parse_noise,
+        default=parse_noise(noise),
+        help=f"comma-separated noise levels: names (none, pro, amateur) or magnitudes ({noise})",
+    )
+    parser.add_argument("--cap", type=int, default=400, help="moves per frame before it counts as unfinished")
+    parser.add_argument(
+        "--stuck",
+        type=int,
+        default=10,
+        help="set a table aside as stuck after this many refused shots in a row (0: never; default 10)",
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", help="write the results here (JSON)")
+    parser.add_argument("--markdown", help="write the results here (markdown)")
+
+
+def check_match_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit with a usage error where `add_match_arguments`' numbers are out of range."""
+    if args.games < 2 or args.cap < 1 or args.stuck < 0:
+        parser.error("--games must be >= 2, --cap >= 1, --stuck >= 0")

@@ -16,9 +16,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import piramida.envs
+from piramida.agents import SearchAgent
 from piramida.envs import actions as act
 from piramida.envs import observation as encoding
 from piramida.envs.vector_env import PyramidVectorEnv
+from piramida.physics.noise import LEVELS
 
 VARIANT_IDS = list(piramida.envs.ENV_IDS.values())
 
@@ -191,3 +193,13 @@ def test_installed_hook_registers_the_ids_when_gymnasium_is_imported_with_no_pir
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "PyramidEnv" in out.stdout and "PyramidVectorEnv" in out.stdout and "dynamic" in out.stdout
+
+
+def test_the_search_bot_plays_as_an_opponent_planning_for_the_env_noise() -> None:
+    env = gym.make("piramida/FreePyramid-v0", opponent="search", noise="pro").unwrapped
+    bot = env.core.opponent.__self__
+    assert isinstance(bot, SearchAgent) and bot.magnitude == LEVELS["pro"]
+    env.reset(seed=3)
+    shots = int(env.core.states.shots[0])
+    _, _, terminated, _, _ = env.step(env.action_space.sample())
+    assert terminated or int(env.core.states.shots[0]) > shots  # the learner shot, then the bot replied
