@@ -221,6 +221,23 @@ def _pots(g: Geometry, best: Candidates, rule: PowerRule, params: PhysicsParams,
     )
 
 
+def _aimed(
+    g: Geometry, heading: Any, index: Any, own: Any, obj: Any, pocket: Any, ok: Any, speed: Any, b: Any = 0.0
+) -> Family:
+    """The kept candidates of a family: the own ball sent along `heading` (flattened at `index`)."""
+    return Family(
+        moves=move(
+            ball=own,
+            speed=speed,
+            phi=_phi(heading.reshape(-1, 2)[index]),
+            b=b,
+            place=g.own_xy[own],
+            **_calls(g.state, obj, pocket),
+        ),
+        valid=ok,
+    )
+
+
 def _in_offs(g: Geometry, k: int) -> Family:
     """Own ball off object ball into a pocket (FREE-5.4, COMB-5.1, DYN-5.1), the `k` shortest.
 
@@ -256,17 +273,7 @@ def _in_offs(g: Geometry, k: int) -> Family:
     score = jnp.where(valid, -(travel + after[None]) - jnp.abs(cut - 45.0) / 45.0, -jnp.inf)
     ok, index = _top(score, k)
     own, obj, pocket, _ = jnp.unravel_index(index, score.shape)
-    return Family(
-        moves=move(
-            ball=own,
-            speed=IN_OFF_SPEED,
-            phi=_phi(heading.reshape(-1, 2)[index]),
-            b=IN_OFF_TIP,
-            place=g.own_xy[own],
-            **_calls(g.state, obj, pocket),
-        ),
-        valid=ok,
-    )
+    return _aimed(g, heading, index, own, obj, pocket, ok, IN_OFF_SPEED, IN_OFF_TIP)
 
 
 def _doubles(g: Geometry, k: int) -> Family:
@@ -302,16 +309,7 @@ def _doubles(g: Geometry, k: int) -> Family:
     ok, index = _top(score, k)
     own, obj, _, pocket = jnp.unravel_index(index, score.shape)
     speed = jnp.clip(2.0 + 1.5 * (travel + path[None]).ravel()[index], 2.0, 6.0)
-    return Family(
-        moves=move(
-            ball=own,
-            speed=speed,
-            phi=_phi(heading.reshape(-1, 2)[index]),
-            place=g.own_xy[own],
-            **_calls(g.state, obj, pocket),
-        ),
-        valid=ok,
-    )
+    return _aimed(g, heading, index, own, obj, pocket, ok, speed)
 
 
 def _kicks(g: Geometry, k: int) -> Family:
@@ -340,16 +338,7 @@ def _kicks(g: Geometry, k: int) -> Family:
     ok, index = _top(score, k)
     own, obj, pocket, _ = jnp.unravel_index(index, score.shape)
     speed = jnp.clip(2.5 + 1.5 * (first_leg.ravel()[index] + to_pocket[obj, pocket]), 2.5, 6.5)
-    return Family(
-        moves=move(
-            ball=own,
-            speed=speed,
-            phi=_phi(heading.reshape(-1, 2)[index]),
-            place=g.own_xy[own],
-            **_calls(g.state, obj, pocket),
-        ),
-        valid=ok,
-    )
+    return _aimed(g, heading, index, own, obj, pocket, ok, speed)
 
 
 def _safeties(g: Geometry, pairs: int, dims: st.Dims) -> Family:

@@ -51,13 +51,12 @@ import time
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 import piramida.physics  # noqa: F401 (float64 and the persistent compilation cache)
 from piramida.agents import make_agent
 from piramida.evaluation.arena import head_to_head
 from piramida.evaluation.files import write_atomic
-from piramida.evaluation.report import machine, print_setting, settings_markdown
+from piramida.evaluation.report import machine, match_progress, print_setting, setting_task, settings_markdown
 from piramida.evaluation.settings import add_match_arguments, check_match_arguments
 from piramida.rules import ids
 from piramida.rules.game import CAPACITY
@@ -106,21 +105,11 @@ def main(argv: list[str] | None = None) -> None:
         "wall_s": 0.0,
     }
     start = time.perf_counter()
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("moves, {task.fields[over]}/{task.fields[games]} over, {task.fields[stuck]} stuck"),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=console) as progress:
+    with match_progress(console) as progress:
         for variant in args.variants:
             for magnitude in args.noise:
                 name = f"{ids.VARIANT_NAMES[variant]:8} noise {magnitude:<5g}"
-                task = progress.add_task(name, total=args.cap, over=0, stuck=0, games=args.games)
-
-                def on_step(steps: int, over: int, stuck: int, task: Any = task) -> None:
-                    progress.update(task, completed=steps, over=over, stuck=stuck)
+                task, on_step = setting_task(progress, name, args.cap, args.games)
 
                 result = head_to_head(
                     bots,

@@ -30,14 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 import piramida.physics  # noqa: F401 (float64 and the persistent compilation cache)
 from piramida.agents import GreedyAgent
 from piramida.agents.search import DEFAULT_LEVEL, LEVELS, SearchAgent
 from piramida.evaluation.arena import head_to_head
 from piramida.evaluation.files import write_atomic
-from piramida.evaluation.report import machine, print_setting, settings_markdown
+from piramida.evaluation.report import machine, match_progress, print_setting, setting_task, settings_markdown
 from piramida.evaluation.settings import add_match_arguments, check_match_arguments
 from piramida.rules import ids
 from piramida.rules.game import CAPACITY
@@ -80,23 +79,13 @@ def main(argv: list[str] | None = None) -> None:
     done = {(s["variant"], s["noise"]) for s in report["settings"]}
     greedy = GreedyAgent()
     start = time.perf_counter() - report["wall_s"]
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("moves, {task.fields[over]}/{task.fields[games]} over"),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=console) as progress:
+    with match_progress(console) as progress:
         for variant in args.variants:
             for magnitude in args.noise:
                 if (ids.VARIANT_NAMES[variant], magnitude) in done:
                     continue
                 name = f"{ids.VARIANT_NAMES[variant]:8} noise {magnitude:<5g}"
-                task = progress.add_task(name, total=args.cap, over=0, games=args.games)
-
-                def on_step(steps: int, over: int, stuck: int, task: Any = task) -> None:
-                    progress.update(task, completed=steps, over=over + stuck)
+                task, on_step = setting_task(progress, name, args.cap, args.games)
 
                 search = SearchAgent(args.level, noise_level=magnitude)
                 result = head_to_head(

@@ -9,6 +9,7 @@ from typing import Any
 
 import jax
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
 BOT_HEADER = [
@@ -128,3 +129,25 @@ def print_setting(console: Console, result: dict[str, Any]) -> None:
     for bot_row in bot_rows(result):
         table.add_row(*bot_row)
     console.print(table)
+
+
+def match_progress(console: Console) -> Progress:
+    """A progress display for settings played by `arena.head_to_head`: moves, frames over, stuck."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("moves, {task.fields[over]}/{task.fields[games]} over, {task.fields[stuck]} stuck"),
+        TimeElapsedColumn(),
+        console=console,
+    )
+
+
+def setting_task(progress: Progress, name: str, cap: int, games: int) -> Any:
+    """A task for one setting, and the `on_step` callback for `head_to_head` that advances it."""
+    task = progress.add_task(name, total=cap, over=0, stuck=0, games=games)
+
+    def on_step(steps: int, over: int, stuck: int) -> None:
+        progress.update(task, completed=steps, over=over, stuck=stuck)
+
+    return task, on_step
