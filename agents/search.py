@@ -8,9 +8,13 @@ whole batch of tables, is one `jit`.
 
 Two stages spend the budget where it matters:
 
-1. every menu move is simulated once as intended (no execution noise): the kernel is
-   deterministic, so this is the shot's exact outcome if struck perfectly, and it
-   weeds out what cannot work (kisses, blocked paths, the own ball following in);
+1. every menu move is simulated with no random noise: with no execution noise once, as
+   intended (the kernel is deterministic, so this is the shot's exact outcome); under
+   noise twice, aimed `SIGMA_PHI_DEG x magnitude` either side of the intended line (the
+   two-point Gauss-Hermite rule for the mean over the Gaussian aim error), so that a
+   thin cut to a far pocket, perfect only when struck perfectly, ranks below a pot that
+   forgives the miss. Stage 1 weeds out what cannot work (kisses, blocked paths, the own
+   ball following in) and ranks the rest;
 2. the `finalists` best are simulated `samples` times under the execution noise the bot
    plans for, with the same noise draws for every finalist (common random numbers, so
    their comparison is not blurred by luck), and the best mean value wins.
@@ -25,7 +29,7 @@ the default policy before it is valued. Decisions at the root (G6, G12.2, DYN-7,
 penalty and exchange balls) are chosen by the same value over every allowed (option,
 ball) pair, not by the default policy.
 
-`budget` = menu size + finalists x samples simulations per decision; `LEVELS` names
+`budget` = menu size (x 2 under noise) + finalists x samples simulations per decision; `LEVELS` names
 presets from `easy` to `strongest`. Deterministic for a given key.
 """
 
@@ -52,6 +56,7 @@ from piramida.rules.decisions import Decision, decide, default_decision
 from piramida.rules.game import CAPACITY, Move, play
 
 ILLEGAL = -1e3  # the value of a move the referee refuses before the shot (never chosen if any other is legal)
+AIM_NODES = (1.0, -1.0)  # the two-point Gauss-Hermite nodes, in aim sigmas (equal weights)
 BEFORE_SHOT = (
     (1 << vd.BAD_PHASE) | (1 << vd.BAD_OVER) | (1 << vd.BAD_OWN) | (1 << vd.BAD_PLACE) | (1 << vd.BAD_CALL)
 )
@@ -65,6 +70,7 @@ class SearchConfig:
       menu: the candidate families and their slots (`agents.menu.Menu`).
       finalists: stage-2 candidates (0: stage 1 decides).
       samples: noisy simulations per finalist.
+      quadrature: stage 1 aims each move at +-1 aim sigma (module docstring; off with no noise).
       position_weight: w, the weight of the next pot's expected points.
       capacity: event-log slots of each simulation (an overflowing outcome counts as a foul).
 
@@ -73,17 +79,21 @@ class SearchConfig:
     menu: Menu = Menu()  # noqa: RUF009 (frozen, hashable)
     finalists: int = 6
     samples: int = 8
+    quadrature: bool = True
     position_weight: float = 0.8
     capacity: int = CAPACITY
 
     @property
     def budget(self) -> int:
         """Simulations per decision."""
-        return self.menu.size + self.finalists * self.samples
+        nodes = len(AIM_NODES) if self.quadrature else 1
+        return self.menu.size * nodes + self.finalists * self.samples
 
 
 LEVELS: dict[str, SearchConfig] = {
-    "easy": SearchConfig(menu=Menu(pots=3, in_offs=0, doubles=0, kicks=0, safety_pairs=1), finalists=0),
+    "easy": SearchConfig(
+        menu=Menu(pots=3, in_offs=0, doubles=0, kicks=0, safety_pairs=1), finalists=0, quadrature=False
+    ),
     "medium": SearchConfig(
         menu=Menu(pots=5, in_offs=2, doubles=2, kicks=2, safety_pairs=2), finalists=3, samples=4
     ),
@@ -160,6 +170,30 @@ def _simulate_values(
     return values.reshape(batch, count)
 
 
+def stage_one_values(
+    states: st.GameState,
+    moves: Move,
+    magnitude: Any,
+    config: SearchConfig,
+    dims: st.Dims,
+    table: Table,
+    params: PhysicsParams,
+    models: Models,
+) -> Any:
+    """Stage 1 (module docstring): the values of B x M moves struck with no random noise, (B, M).
+
+    With `config.quadrature`, each move's value is the mean over `AIM_NODES` aim errors of
+    `SIGMA_PHI_DEG x magnitude` degrees; otherwise the value of the move as intended.
+    """
+    batch, size = moves.ball.shape
+    nodes = jnp.asarray(AIM_NODES if config.quadrature else (0.0,))
+    aimed = jax.tree_util.tree_map(lambda x: jnp.concatenate([x] * nodes.shape[0], axis=1), moves)
+    aimed = aimed.replace(phi=aimed.phi + noise.SIGMA_PHI_DEG * magnitude * jnp.repeat(nodes, size))
+    exact = jnp.zeros((batch, size * nodes.shape[0], 2), jnp.uint32)  # no random noise: keys unused
+    values = _simulate_values(states, aimed, exact, 0.0, config, dims, table, params, models)
+    return values.reshape(batch, nodes.shape[0], size).mean(axis=1)
+
+
 def _best_decision(
     state: st.GameState,
     magnitude: Any,
@@ -206,9 +240,7 @@ def search_moves(
     menu = jax.vmap(lambda s, c: table_menu(s, c, config.menu, rule, dims, table, params, models))(
         states, best
     )
-    size = config.menu.size
-    exact = jnp.zeros((batch, size, 2), jnp.uint32)  # stage 1: no noise, so the keys do not matter
-    values = _simulate_values(states, menu.moves, exact, 0.0, config, dims, table, params, models)
+    values = stage_one_values(states, menu.moves, magnitude, config, dims, table, params, models)
     values = jnp.where(menu.valid, values, 2.0 * ILLEGAL)
     pick = lambda moves, index: jax.tree_util.tree_map(  # noqa: E731
         lambda x: jnp.take_along_axis(x, index.reshape(index.shape + (1,) * (x.ndim - 2)), axis=1), moves
@@ -267,7 +299,7 @@ class SearchAgent:
         self.magnitude = noise.level(noise_level)
         if self.magnitude == 0.0:
             # No noise: stage 1's exact simulation says all; noisy samples would repeat it.
-            config = replace(config, finalists=0)
+            config = replace(config, finalists=0, quadrature=False)
         self.config = config
         self.rule = rule
         self.dims = dims

@@ -55,9 +55,9 @@ from rich.console import Console
 import piramida.physics  # noqa: F401 (float64 and the persistent compilation cache)
 from piramida.agents import make_agent
 from piramida.evaluation.arena import head_to_head
-from piramida.evaluation.files import write_atomic
 from piramida.evaluation.report import machine, match_progress, print_setting, setting_task, settings_markdown
 from piramida.evaluation.settings import add_match_arguments, check_match_arguments
+from piramida.physics.files import write_atomic
 from piramida.rules import ids
 from piramida.rules.game import CAPACITY
 

@@ -20,9 +20,7 @@ import argparse
 import json
 import os
 import platform
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import jax
@@ -32,6 +30,7 @@ from rich.table import Table
 import piramida.physics as ph
 from piramida.envs.core import padded
 from piramida.envs.vector_env import PyramidVectorEnv
+from piramida.physics.files import write_atomic
 
 
 def measure(tables: int, steps: int, seed: int) -> dict[str, Any]:
@@ -93,10 +92,8 @@ def main() -> None:
         )
     console.print(out)
     if args.json:
-        path = Path(args.json)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent or ".", delete=False, suffix=".tmp") as f:
-            json.dump({"machine": platform.node(), "cpus": os.cpu_count(), "rows": rows}, f, indent=1)
-        os.replace(f.name, path)
+        report = {"machine": platform.node(), "cpus": os.cpu_count(), "rows": rows}
+        write_atomic(args.json, json.dumps(report, indent=1))
 
 
 if __name__ == "__main__":

@@ -10,13 +10,15 @@ decision) the script
    imperfect racks, both bots under the same noise) and reports the win rate with its
    95 % Wilson interval and the pot rate;
 
-then draws both against the budget (`--plot`, PNG). Each level is run with one batch
-shape in its matches (`buckets=1`), so it compiles twice (batch 1 and the match batch).
+then draws both against the budget (`--plot`, PNG); `--games 0` only times the decisions.
+Each level is run with one batch shape in its matches (`buckets=1`), so it compiles twice
+(batch 1 and the match batch).
 
 Usage::
 
     python benchmarks/search_budget.py                                  # 4 levels, 64 frames, Free, pro
     python benchmarks/search_budget.py --levels easy,strong --games 16 --decisions 8
+    python benchmarks/search_budget.py --games 0 --decisions 16                 # decision time only
     python benchmarks/search_budget.py --json out.json --plot docs/search_budget.png
     python benchmarks/search_budget.py --replot out.json --plot docs/search_budget.png   # draw again
 """
@@ -40,9 +42,9 @@ import piramida.physics  # noqa: F401 (float64 and the persistent compilation ca
 from piramida.agents import GreedyAgent
 from piramida.agents.search import LEVELS, SearchAgent
 from piramida.evaluation.arena import head_to_head
-from piramida.evaluation.files import write_atomic
 from piramida.evaluation.report import machine, pct
 from piramida.evaluation.settings import parse_noise, parse_variants
+from piramida.physics.files import write_atomic
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.game import play
@@ -91,10 +93,32 @@ def plot(report: dict[str, Any], path: str) -> None:
 
     rows = report["levels"]
     budget = np.array([r["budget"] for r in rows])
+    played = report["config"]["games"] > 0
+    fig, axes_pair = plt.subplots(1, 2 if played else 1, figsize=(10 if played else 5, 4), squeeze=False)
+    right = axes_pair[0, -1]
+    if played:
+        _plot_win_rates(axes_pair[0, 0], report)
+    right.plot(budget, [r["decision_median_s"] for r in rows], marker="o", label="median")
+    right.plot(budget, [r["decision_p90_s"] for r in rows], marker="s", ls="--", label="90th percentile")
+    right.axhline(2.0, color="grey", lw=0.8, ls=":")
+    right.set(xscale="log", yscale="log", xlabel="simulations per decision", ylabel="seconds per decision")
+    right.set_title(f"one table, {report['machine'].split(',')[1].strip()}")
+    right.legend()
+    for axes in axes_pair[0]:
+        axes.set_xticks(budget, [str(b) for b in budget])
+        axes.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _plot_win_rates(left: Any, report: dict[str, Any]) -> None:
+    """The left panel: win rate against greedy by budget, with 95 % intervals."""
+    rows = report["levels"]
+    budget = np.array([r["budget"] for r in rows])
     rate = np.array([r["win_rate"] for r in rows])
     low = np.array([r["win_rate_ci95"][0] for r in rows])
     high = np.array([r["win_rate_ci95"][1] for r in rows])
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     left.errorbar(budget, 100 * rate, yerr=[100 * (rate - low), 100 * (high - rate)], marker="o", capsize=4)
     for r in rows:
         left.annotate(
@@ -106,18 +130,6 @@ def plot(report: dict[str, Any], path: str) -> None:
         f"{report['config']['variant']}, noise {report['config']['noise']:g}, "
         f"{report['config']['games']} frames per level"
     )
-    right.plot(budget, [r["decision_median_s"] for r in rows], marker="o", label="median")
-    right.plot(budget, [r["decision_p90_s"] for r in rows], marker="s", ls="--", label="90th percentile")
-    right.axhline(2.0, color="grey", lw=0.8, ls=":")
-    right.set(xscale="log", yscale="log", xlabel="simulations per decision", ylabel="seconds per decision")
-    right.set_title(f"one table, {report['machine'].split(',')[1].strip()}")
-    right.legend()
-    for axes in (left, right):
-        axes.set_xticks(budget, [str(b) for b in budget])
-        axes.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -149,8 +161,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--levels: unknown {unknown}; choose from {list(LEVELS)}")
     if len(args.variant) != 1 or len(args.noise) != 1:
         parser.error("--variant and --noise take one value each")
-    if args.games < 2 or args.decisions < 1:
-        parser.error("--games must be >= 2 and --decisions >= 1")
+    if args.games == 1 or args.games < 0 or args.decisions < 1:
+        parser.error("--games must be 0 (decision time only) or >= 2, and --decisions >= 1")
     variant, magnitude = args.variant[0], args.noise[0]
 
     console = Console() if sys.stdout.isatty() else Console(width=160)
@@ -174,66 +186,78 @@ def main(argv: list[str] | None = None) -> None:
     for level in levels:
         agent = SearchAgent(level, noise_level=magnitude)
         seconds = time_decisions(agent, tables, args.seed)
-        with console.status(f"{level}: {args.games} frames against greedy"):
-            result = head_to_head(
-                (("search", agent), ("greedy", greedy)),
-                variant,
-                magnitude,
-                args.games,
-                args.cap,
-                args.seed,
-                rack_jitter=True,
-                buckets=1,
-            )
-        row = {
+        row: dict[str, Any] = {
             "level": level,
             "budget": agent.budget,
             "decision_median_s": float(np.median(seconds)),
             "decision_p90_s": float(np.percentile(seconds, 90)),
             "decision_seconds": seconds,
-            "win_rate": result["win_rate"],
-            "win_rate_ci95": result["win_rate_ci95"],
-            "wins": result["wins"],
-            "unfinished": result["unfinished"],
-            "pot_rate": result["bots"]["search"]["pot_rate"],
-            "greedy_pot_rate": result["bots"]["greedy"]["pot_rate"],
-            "match_seconds": result["seconds"],
         }
-        report["levels"].append(row)
-        console.print(
+        line = (
             f"{level}: budget {row['budget']}, decision median {row['decision_median_s']:.3f} s "
-            f"(p90 {row['decision_p90_s']:.3f} s), win rate {pct(row['win_rate'])} "
-            f"[{pct(row['win_rate_ci95'][0])}-{pct(row['win_rate_ci95'][1])}], "
-            f"pot rate {pct(row['pot_rate'])} (greedy {pct(row['greedy_pot_rate'])})"
+            f"(p90 {row['decision_p90_s']:.3f} s)"
         )
+        if args.games > 0:
+            row.update(match_row(agent, greedy, variant, magnitude, args, console))
+            line += (
+                f", win rate {pct(row['win_rate'])} "
+                f"[{pct(row['win_rate_ci95'][0])}-{pct(row['win_rate_ci95'][1])}], "
+                f"pot rate {pct(row['pot_rate'])} (greedy {pct(row['greedy_pot_rate'])})"
+            )
+        report["levels"].append(row)
+        console.print(line)
         if args.json:
             write_atomic(args.json, json.dumps(report, indent=2, allow_nan=True) + "\n")
         if args.plot:
             plot(report, args.plot)
+    console.print(summary_table(report))
+
+
+def match_row(
+    agent: SearchAgent, greedy: GreedyAgent, variant: int, magnitude: float, args: Any, console: Console
+) -> dict[str, Any]:
+    """A level's frames against greedy: its row's match fields."""
+    with console.status(f"budget {agent.budget}: {args.games} frames against greedy"):
+        result = head_to_head(
+            (("search", agent), ("greedy", greedy)),
+            variant,
+            magnitude,
+            args.games,
+            args.cap,
+            args.seed,
+            rack_jitter=True,
+            buckets=1,
+        )
+    return {
+        "win_rate": result["win_rate"],
+        "win_rate_ci95": result["win_rate_ci95"],
+        "wins": result["wins"],
+        "unfinished": result["unfinished"],
+        "pot_rate": result["bots"]["search"]["pot_rate"],
+        "greedy_pot_rate": result["bots"]["greedy"]["pot_rate"],
+        "match_seconds": result["seconds"],
+    }
+
+
+def summary_table(report: dict[str, Any]) -> RichTable:
+    """Every level in one table (the match columns only when frames were played)."""
+    played = report["config"]["games"] > 0
     table = RichTable(title=f"search by budget: {report['command']}", title_justify="left")
-    for column in (
-        "level",
-        "budget",
-        "median s",
-        "p90 s",
-        "win rate",
-        "95 % CI",
-        "pot rate",
-        "greedy pot rate",
-    ):
+    columns = ["level", "budget", "median s", "p90 s"]
+    columns += ["win rate", "95 % CI", "pot rate", "greedy pot rate"] if played else []
+    for column in columns:
         table.add_column(column, justify="left" if column == "level" else "right")
     for r in report["levels"]:
-        table.add_row(
-            r["level"],
-            str(r["budget"]),
-            f"{r['decision_median_s']:.3f}",
-            f"{r['decision_p90_s']:.3f}",
-            pct(r["win_rate"]),
-            f"{pct(r['win_rate_ci95'][0])}-{pct(r['win_rate_ci95'][1])}",
-            pct(r["pot_rate"]),
-            pct(r["greedy_pot_rate"]),
-        )
-    console.print(table)
+        cells = [r["level"], str(r["budget"]), f"{r['decision_median_s']:.3f}", f"{r['decision_p90_s']:.3f}"]
+        if played:
+            cells += [
+                pct(r["win_rate"]),
+                f"{pct(r['win_rate_ci95'][0])}-{pct(r['win_rate_ci95'][1])}",
+                pct(r["pot_rate"]),
+                pct(r["greedy_pot_rate"]),
+            ]
+        table.add_row(*cells)
+    return table
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from piramida.cli import bench, demo, referee, simulate
+from piramida.cli import bench, demo, evaluate, play, referee, simulate, train
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,7 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="piramida: Russian pyramid billiards on a batched, event-driven JAX physics kernel.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (demo, simulate, referee, bench):
+    for module in (demo, simulate, referee, bench, evaluate, play, train):
         module.add_parser(commands)
     return parser
 

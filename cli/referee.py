@@ -20,7 +20,7 @@ from piramida.cli.spec import parse_params, parse_table
 from piramida.physics.kernel import contact_distance, touching_cushion
 from piramida.physics.motion import STATIONARY
 from piramida.physics.params import Models
-from piramida.rules import codec, ids, match
+from piramida.rules import codec, match
 from piramida.rules import state as st
 from piramida.rules.decisions import decide_one
 from piramida.rules.fields import FieldError
@@ -74,10 +74,7 @@ def answer(request: Any) -> dict[str, Any]:
     if "state" not in request:
         raise FieldError("state: missing")
     state = codec.state_from_json(request["state"], variant, dims)
-    if request.get("call") is not None:
-        if int(state.variant) != ids.CLASSIC:
-            raise FieldError("call: only Classic has calls (CLS-5.2)")
-        state = st.with_call(state, *codec.call_from_json(request["call"]))
+    state = codec.with_request_call(state, request.get("call"))
     if "decision" in request:
         for name in ("strike", "result", "place"):
             if name in request:

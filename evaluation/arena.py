@@ -219,6 +219,7 @@ def head_to_head(
     on_step: Any = None,
     rack_jitter: bool = False,
     buckets: int = BUCKETS,
+    on_play: Any = None,
 ) -> dict[str, Any]:
     """Play `games` frames between two named bots as one batch; the setting's figures (module docstring).
 
@@ -233,6 +234,8 @@ def head_to_head(
         between deterministic bots with no execution noise.
       buckets: a bot's tables are padded to k / buckets of the batch (k = 1..buckets): more
         buckets waste less work on padding and compile more shapes.
+      on_play: called after every `play` with (states before, moves, states after, outcome),
+        all (B,), for whoever keeps more than the tallies (match records, `replays`).
 
     """
     names = [agents[0][0], agents[1][0]]
@@ -268,7 +271,10 @@ def head_to_head(
             if len(mine):
                 tallies[b].act_calls += 1
                 tallies[b].act_seconds += time.perf_counter() - tick
+        before = states
         states, outcome = play(states, moves, jax.random.split(k_play, games), magnitude, capacity=capacity)
+        if on_play is not None:
+            on_play(before, moves, states, outcome)
         steps += 1
         count_step(tallies, seat_bot, turn, phase, outcome, last_shooter)
         judged = np.asarray(outcome.shot) & (np.asarray(outcome.verdict.invalid) == 0)

@@ -47,6 +47,13 @@ def parse_noise(text: str) -> list[float]:
 
 def add_match_arguments(parser: argparse.ArgumentParser, noise: str) -> None:
     """The options every match script shares: games, variants, noise, cap, stuck, seed, outputs."""
+    add_game_arguments(parser, noise)
+    parser.add_argument("--json", help="write the results here (JSON)")
+    parser.add_argument("--markdown", help="write the results here (markdown)")
+
+
+def add_game_arguments(parser: argparse.ArgumentParser, noise: str) -> None:
+    """How the games of a match are played: games, variants, noise, cap, stuck, seed."""
     parser.add_argument("--games", type=int, default=200, help="frames per setting = batch size (200)")
     parser.add_argument(
         "--variants",
@@ -68,8 +75,6 @@ def add_match_arguments(parser: argparse.ArgumentParser, noise: str) -> None:
         help="set a table aside as stuck after this many refused shots in a row (0: never; default 10)",
     )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", help="write the results here (JSON)")
-    parser.add_argument("--markdown", help="write the results here (markdown)")
 
 
 def check_match_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

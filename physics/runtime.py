@@ -1,4 +1,4 @@
-"""JAX runtime settings every piramida entry point shares: float64 and the compile cache.
+"""JAX runtime settings every piramida entry point shares (float64, the compile cache), and the versions.
 
 The kernel needs float64 (a pyramid pocket's tolerance is a few milliradians, and event
 times feed the referee's ordering), and its first compile takes tens of seconds, so the
@@ -9,6 +9,8 @@ persistent compilation cache is on by default. ``PIRAMIDA_CACHE_DIR`` moves the 
 from __future__ import annotations
 
 import os
+import platform
+from importlib import metadata
 from pathlib import Path
 
 import jax
@@ -36,3 +38,14 @@ def configure() -> None:
     # small helpers add up to seconds on a cold start too.
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+def library_versions(packages: tuple[str, ...]) -> dict[str, str]:
+    """Python's version and each package's (or "not installed"): what a saved result depends on."""
+    out = {"python": platform.python_version()}
+    for package in packages:
+        try:
+            out[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            out[package] = "not installed"
+    return out

@@ -226,6 +226,15 @@ def call_from_json(value: Any, path: str = "call") -> tuple[int, int]:
     return ball, pocket_of(fields["pocket"], f"{path}.pocket")
 
 
+def with_request_call(state: st.GameState, value: Any) -> st.GameState:
+    """The state with a request's Classic call (CLS-5.2) made; `None` leaves it as it is."""
+    if value is None:
+        return state
+    if int(state.variant) != ids.CLASSIC:
+        raise FieldError("call: only Classic has calls (CLS-5.2)")
+    return st.with_call(state, *call_from_json(value))
+
+
 def _options_json(kind: int, options: int) -> list[str]:
     return [name for k, name in enumerate(st.OPTION_NAMES[kind]) if options >> k & 1]
 

@@ -18,13 +18,13 @@ Files are written atomically (a temporary file, then `os.replace`).
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from piramida.physics.files import write_atomic
 from piramida.physics.motion import STATIONARY
 from piramida.rules import codec, ids
 from piramida.rules import state as st
@@ -149,10 +149,7 @@ class MatchRecord:
 
     def save(self, path: str | Path) -> None:
         """Write the record atomically: a reader never sees half a file."""
-        path = Path(path)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(self.dumps())
-        os.replace(tmp, path)
+        write_atomic(path, self.dumps())
 
 
 def loads(text: str) -> MatchRecord:
@@ -201,6 +198,7 @@ def rejudge(entry: dict[str, Any], variant: int, dims: st.Dims) -> dict[str, Any
         decision = codec.decision_from_json(entry["decision"], state)
         _, nxt = decide_one(state, decision, dims)
         return decision_json(state, decision, nxt, dims)
+    state = codec.with_request_call(state, entry.get("call"))  # as `piramida referee` reads it
     shot = codec.shot_from_json(entry, state)
     start = codec.start_balls(state, shot)
     start_on = np.asarray(start.s) == STATIONARY

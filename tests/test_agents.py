@@ -18,6 +18,7 @@ import pytest
 import piramida.physics as ph
 from piramida.agents import GreedyAgent, RandomAgent, SearchAgent, make_agent
 from piramida.agents.candidates import aim, candidates, pocket_mouths
+from piramida.agents.search import SearchConfig, stage_one_values
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.game import move, play
@@ -263,3 +264,28 @@ def test_search_fouls_no_more_than_greedy_when_nothing_pots() -> None:
         assert np.asarray(outcome.verdict.invalid).tolist() == [0] * B
         fouls[agent.name] = int(np.sum(np.asarray(outcome.verdict.fouls) != 0))
     assert fouls["search"] <= fouls["greedy"], fouls
+
+
+def test_search_stage_one_ranks_a_thin_long_cut_below_a_short_straight_pot_under_noise() -> None:
+    # Two Combined tables, each with one pot and three balls out of the way: a short straight
+    # pot (0.3 m + 0.3 m) and a thin long cut (1.2 m at 55 degrees, then 1.5 m). Struck as
+    # intended both go in; at the amateur aim error (+-1 sigma) only the straight one does.
+    far = {2: (1.6, 3.3), 3: (1.45, 3.4), 4: (1.6, 3.0)}
+    easy_obj = MOUTHS[0] + 0.3 * axis(0)
+    hard_obj = MOUTHS[0] + 1.5 * axis(0)
+    layouts = [(easy_obj + 0.3 * axis(0), easy_obj), (hard_obj + 1.2 * axis(0, 55.0), hard_obj)]
+    states = st.stack([game(ids.COMBINED, {0: own, 1: obj, **far}) for own, obj in layouts])
+    own = jnp.asarray(np.array([own for own, _ in layouts]))
+    obj = jnp.asarray(np.array([obj for _, obj in layouts]))
+    planned = aim(own, obj, jnp.asarray(MOUTHS[0]), R)
+    moves = jax.tree_util.tree_map(lambda x: x[:, None], move(ball=0, speed=planned.speed, phi=planned.phi))
+    jitted = jax.jit(stage_one_values, static_argnames=("config", "dims", "models"))
+    config = SearchConfig(capacity=CAPACITY)  # quadrature on
+    exact, noisy = (
+        np.asarray(jitted(states, moves, magnitude, config, DIMS, TABLE, ph.PYRAMID_PARAMS, ph.Models()))
+        for magnitude in (0.0, 0.45)
+    )
+    assert (exact[:, 0] > 1.0 / st.FREE_TARGET - 0.05).all(), exact  # both pot as intended
+    assert abs(noisy[0, 0] - exact[0, 0]) < 0.05, (noisy, exact)
+    assert noisy[1, 0] < exact[1, 0] - 0.05, (noisy, exact)
+    assert noisy[1, 0] < noisy[0, 0], noisy

@@ -1,0 +1,207 @@
+"""`piramida eval`: a round-robin tournament of bots over variants, with ratings, a report and replays.
+
+Writes into `--out`: results.json (every meeting, per-player figures, Elo ratings per
+variant and overall, the command, seed, machine and versions), results.csv (one row per
+variant x pair x player), report.md with ratings.png and win_rates.png, and with
+`--replays N` N frames as match records (replays/*.jsonl, `rules.match`) and animated GIFs.
+Bad input (an unknown agent, variant or noise level, fewer than one game, an out folder
+that cannot be written) is answered with a message naming the flag and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from piramida.evaluation.roster import parse_agents
+from piramida.evaluation.settings import add_game_arguments
+from piramida.rules import ids
+
+
+def add_parser(commands: Any) -> None:
+    """Register the subcommand."""
+    parser = commands.add_parser(
+        "eval",
+        help="round-robin tournament of bots over variants: ratings, report, replays",
+        description="Every pair of --agents plays --games frames in each of --variants (one batch "
+        "per pair and variant; each breaks in half of them). Writes results.json, results.csv, "
+        "report.md with pictures, and optionally replays, into --out.",
+    )
+    parser.add_argument(
+        "--agents",
+        type=parse_agents,
+        required=True,
+        help="comma-separated players, two or more: random, greedy, search (= search:strong), "
+        "search:easy|medium|strong|strongest, or a saved policy (.zip)",
+    )
+    add_game_arguments(parser, "pro")
+    parser.add_argument("--out", default="piramida-eval", help="output folder (default: %(default)s)")
+    parser.add_argument("--replays", type=int, default=0, help="games to save as match records and GIFs (0)")
+    parser.set_defaults(run=run)
+
+
+def fail(message: str) -> int:
+    """Print a usage error as argparse does and return its exit status."""
+    print(f"piramida eval: error: {message}", file=sys.stderr)
+    return 2
+
+
+def check(args: argparse.Namespace) -> str | None:
+    """The first problem with the arguments, naming the flag; None if there is none."""
+    if len(args.agents) < 2:
+        return f"--agents: need two or more players, got {','.join(args.agents)}"
+    if len(args.noise) != 1:
+        return "--noise: give one level (run the command once per level)"
+    for flag, value, low in (("--games", args.games, 1), ("--cap", args.cap, 1), ("--stuck", args.stuck, 0)):
+        if value < low:
+            return f"{flag}: expected an integer >= {low}, got {value}"
+    if args.replays < 0:
+        return f"--replays: expected an integer >= 0, got {args.replays}"
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".write-test-"):
+            pass
+    except OSError as error:
+        return f"--out: cannot write to {out} ({error.strerror or error})"
+    return None
+
+
+def command(args: argparse.Namespace) -> str:
+    """The command line that repeats this run, every option spelled out."""
+    return (
+        f"piramida eval --agents {','.join(args.agents)} "
+        f"--variants {','.join(ids.VARIANT_NAMES[v] for v in args.variants)} --games {args.games} "
+        f"--noise {args.noise[0]:g} --cap {args.cap} --stuck {args.stuck} --seed {args.seed} "
+        f"--replays {args.replays} --out {args.out}"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the arguments, play the tournament, write the results as they come."""
+    problem = check(args)
+    if problem is not None:
+        return fail(problem)
+
+    import piramida.physics  # noqa: F401 (float64 and the persistent compilation cache)
+    from piramida.evaluation import results as res
+    from piramida.evaluation import summary
+    from piramida.evaluation.report import machine
+    from piramida.evaluation.tournament import Meeting, Plan, play
+
+    out = Path(args.out)
+    plan = Plan(
+        agents=tuple(args.agents),
+        variants=tuple(args.variants),
+        magnitude=args.noise[0],
+        games=args.games,
+        cap=args.cap,
+        stuck=args.stuck,
+        seed=args.seed,
+        replays=args.replays,
+    )
+    report: dict[str, Any] = {
+        "format": res.FORMAT,
+        "version": res.VERSION,
+        "command": command(args),
+        "seed": args.seed,
+        "machine": machine(),
+        "versions": res.versions(),
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "config": {
+            "agents": list(plan.agents),
+            "variants": [ids.VARIANT_NAMES[v] for v in plan.variants],
+            "games": plan.games,
+            "noise": plan.magnitude,
+            "cap": plan.cap,
+            "stuck": plan.stuck,
+            "rack_jitter": True,
+            "replays": plan.replays,
+        },
+        "wall_s": 0.0,
+        "meetings": [],
+        "ratings": {},
+        "replays": [],
+    }
+    start = time.perf_counter()
+
+    def on_meeting(meeting: Meeting) -> None:
+        report["meetings"].append(res.meeting_summary(meeting.result))
+        report["ratings"] = res.rate(
+            report["meetings"], report["config"]["agents"], report["config"]["variants"]
+        )
+        report["wall_s"] = time.perf_counter() - start
+        res.write(report, out)  # partial results survive an interrupted run
+
+    console = Console(stderr=True)
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("games"),
+        TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
+        console=console,
+    )
+    with progress:
+        task = progress.add_task("starting (the first meeting compiles)", total=plan.total_games)
+
+        def on_games(done: int, label: str) -> None:
+            progress.update(task, completed=done, description=label)
+
+        meetings = play(plan, on_games, on_meeting)
+    report["replays"] = save_replays(meetings, plan, out)
+    report["wall_s"] = time.perf_counter() - start
+    res.write(report, out)
+    strict = res.no_nan(report)
+    summary.write(strict, out)
+    console.print(summary.strength_table(strict))
+    console.print(f"wrote {out / 'results.json'}, results.csv, report.md in {report['wall_s']:.0f} s")
+    return 0
+
+
+def save_replays(meetings: list[Any], plan: Any, out: Path) -> list[dict[str, Any]]:
+    """The recorded games as match records and GIFs under out/replays; their index."""
+    from piramida.evaluation.replays import draw_gif
+
+    index = []
+    for meeting in meetings:
+        if meeting.recorder is None:
+            continue
+        result = meeting.result
+        first, second = result["agents"]
+        for table in meeting.recorder.tables:
+            record = meeting.recorder.record(table)
+            players = (first, second) if table % 2 == 0 else (second, first)  # seat 0, seat 1
+            stem = f"{result['variant']}-{first}-vs-{second}-game{table}".replace(":", "_").replace("/", "_")
+            jsonl, gif = out / "replays" / f"{stem}.jsonl", out / "replays" / f"{stem}.gif"
+            jsonl.parent.mkdir(exist_ok=True)
+            record.save(jsonl)
+            draw_gif(record, gif, players)
+            index.append(
+                {
+                    "variant": result["variant"],
+                    "players": list(players),
+                    "table": table,
+                    "entries": len(record.entries),
+                    "record": str(jsonl.relative_to(out)),
+                    "gif": str(gif.relative_to(out)),
+                }
+            )
+    return index

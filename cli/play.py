@@ -1,0 +1,98 @@
+"""`piramida play`: a local web page to play a frame against a bot (`piramida.play`)."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+import threading
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+from piramida.rules import ids
+
+BOTS = ("search", "greedy", "random")
+LEVELS = ("easy", "medium", "strong", "strongest")
+
+
+def add_parser(commands: Any) -> None:
+    """Register the subcommand."""
+    parser = commands.add_parser(
+        "play",
+        help="play against the bot in the browser",
+        description="Start a local web server with a page to play Russian pyramid against a bot: "
+        "aim, spin and power with the mouse, the referee's verdict after every shot, decisions "
+        "after fouls, the match record to download and replay. Games are saved under --state-dir.",
+    )
+    parser.add_argument("--variant", choices=ids.VARIANT_NAMES, default="free", help="default: %(default)s")
+    parser.add_argument(
+        "--bot",
+        default="search",
+        help="search, greedy or random (default: %(default)s); trained checkpoints are not supported yet",
+    )
+    parser.add_argument(
+        "--level", choices=LEVELS, default="strong", help="the search bot's level (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--noise",
+        choices=("none", "pro", "amateur"),
+        default="pro",
+        help="the bot's execution noise (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--shot-clock", action="store_true", help="new games start with the 45 s clock of G26"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="default: %(default)s")
+    parser.add_argument("--port", type=int, default=0, help="default: a free port")
+    parser.add_argument("--no-browser", action="store_true", help="print the address, do not open a browser")
+    parser.add_argument(
+        "--state-dir", default=None, help="where games are saved (default: ~/.cache/piramida/games)"
+    )
+    parser.set_defaults(run=run)
+
+
+def check_bot(name: str) -> str | None:
+    """None if `name` is a bot this app can play; else why not."""
+    if name in BOTS:
+        return None
+    if Path(name).exists() or "/" in name or name.endswith(".zip"):
+        return (
+            f"--bot {name}: trained checkpoints cannot be played yet (a later issue adds them); "
+            f"choose one of {', '.join(BOTS)}"
+        )
+    return f"--bot: unknown bot {name!r}; choose one of {', '.join(BOTS)}"
+
+
+def free_port(host: str) -> int:
+    """A port the OS says is free now."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until interrupted; exit status 2 for a bad option."""
+    problem = check_bot(args.bot)
+    if problem:
+        print(f"piramida play: {problem}", file=sys.stderr)
+        return 2
+    import uvicorn
+
+    from piramida.play.games import Settings
+    from piramida.play.server import create_app
+
+    defaults = Settings(
+        variant=args.variant, bot=args.bot, level=args.level, noise=args.noise, shot_clock=args.shot_clock
+    )
+    app = create_app(args.state_dir, defaults)
+    port = args.port or free_port(args.host)
+    url = f"http://{args.host}:{port}/"
+    print(
+        f"piramida play: {url} (games saved in {app.state.games.store.directory}; Ctrl+C stops)", flush=True
+    )
+    if not args.no_browser:
+        threading.Timer(1.0, webbrowser.open, (url,)).start()
+    uvicorn.run(app, host=args.host, port=port, log_level="warning")
+    return 0

@@ -1,0 +1,127 @@
+"""`piramida train`: stable-baselines3 PPO, SAC or MaskablePPO on the batched env; checkpoints, resume.
+
+Settings come from the defaults, then `--config FILE` (TOML, the flags' names), then a
+resumed checkpoint's own config, then the flags given. Bad input (a bad flag value, a
+config file that does not parse, a resume file that is not a checkpoint of this run) is
+answered with a message naming the flag or the file and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from piramida.rules import ids
+
+DEFAULT_OUT = "piramida-train"
+
+
+def add_parser(commands: Any) -> None:
+    """Register the subcommand."""
+    parser = commands.add_parser(
+        "train",
+        help="train a policy with stable-baselines3 (PPO, SAC, MaskablePPO): logs, checkpoints, resume",
+        description="Train a policy on --tables tables stepped together, against a bot, a saved "
+        "policy or a league. Writes TensorBoard logs (OUT/tensorboard), a checkpoint every "
+        "--checkpoint-every learner moves (OUT/checkpoints/step-N.zip) and OUT/final.zip, which "
+        "`piramida eval --agents OUT/final.zip,...` plays. Settings: defaults < --config < the "
+        "resumed checkpoint's < flags.",
+    )
+    add = parser.add_argument
+    add("--algo", help="ppo (default), sac (raw actions) or maskable-ppo (assisted actions)")
+    add("--action-mode", help="raw (default: 11 numbers in [-1, 1]) or assisted (ghost-ball candidates)")
+    add("--variant", help=f"{', '.join(ids.VARIANT_NAMES)} (default: free)")
+    add("--noise", help="execution noise for both players: none (default), pro, amateur or a magnitude")
+    add("--tables", type=int, help="tables stepped together (default: 8)")
+    add(
+        "--opponent",
+        help="random (default), greedy, search, search:easy|medium|strong|strongest, "
+        "or a saved policy's .zip",
+    )
+    add(
+        "--league",
+        help="comma-separated opponents drawn in turn, e.g. random,greedy,self; self is one of this "
+        "run's past checkpoints (the current policy before the first); replaces --opponent",
+    )
+    add("--league-every", type=int, help="learner moves between league draws (default: one rollout)")
+    add("--steps", type=int, help="learner moves (all tables) to train for (default: 100000)")
+    add("--seed", type=int, help="seed of torch, numpy, the tables and the league (default: 0)")
+    add("--device", help="torch device: cpu, cuda or auto (default: auto)")
+    add("--checkpoint-every", type=int, help="learner moves between checkpoints (default: 10000)")
+    add("--shot-limit", type=int, help="learner moves in a frame before it is cut (default: 200)")
+    add("--out", help=f"output folder (default: {DEFAULT_OUT})")
+    add(
+        "--resume",
+        nargs="?",
+        const="",
+        metavar="CHECKPOINT",
+        help="continue a run from CHECKPOINT, or without one from the latest in OUT/checkpoints; "
+        "the result is what the uninterrupted run would have given (raise --steps to go further)",
+    )
+    add("--config", metavar="FILE", help="TOML file of settings (same names; [hyperparameters] for SB3)")
+    add("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(run=run)
+
+
+FLAGS = (
+    "algo",
+    "action_mode",
+    "variant",
+    "noise",
+    "tables",
+    "opponent",
+    "league",
+    "league_every",
+    "steps",
+    "seed",
+    "device",
+    "checkpoint_every",
+    "shot_limit",
+    "out",
+)
+
+
+def fail(message: str) -> int:
+    """Print a usage error as argparse does and return its exit status."""
+    print(f"piramida train: error: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    """Merge the settings, check them, train; exit status 2 for bad input."""
+    from piramida.training import CheckpointError, ConfigError, config, loop, read_meta
+
+    try:
+        values: dict[str, Any] = config.read_toml(args.config) if args.config else {}
+        given = {name: getattr(args, name) for name in FLAGS if getattr(args, name) is not None}
+        out = Path(given.get("out", values.get("out", DEFAULT_OUT)))
+        resume = None
+        if args.resume is not None:
+            resume = Path(args.resume) if args.resume else loop.latest_checkpoint(out)
+            meta = read_meta(resume)
+            assert meta is not None
+            values = values | meta["config"]
+        values |= given
+        values.pop("out", None)
+        settings = config.build(values)
+        out.mkdir(parents=True, exist_ok=True)
+        result = loop.train(settings, out, resume, progress=not args.no_progress)
+    except CheckpointError as error:
+        return fail(f"--resume: {error}")
+    except ConfigError as error:
+        name, _, rest = str(error).partition(":")
+        flag = name.replace("_", "-")
+        return fail(f"--{flag}:{rest}" if flag in _flag_names() else str(error))
+    except OSError as error:
+        return fail(f"--out: cannot write to {error.filename or ''} ({error.strerror or error})")
+    print(
+        f"trained {result.moves} learner moves in {result.seconds:.1f} s ({result.moves_per_second:.1f} "
+        f"shots/s, compiles included); {result.steps} in all; final checkpoint {result.final}"
+    )
+    return 0
+
+
+def _flag_names() -> set[str]:
+    return {name.replace("_", "-") for name in FLAGS} | {"config", "resume"}

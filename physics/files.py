@@ -1,0 +1,34 @@
+"""Files written so that nothing is lost: a reader sees the old file or the new one, never half.
+
+Every layer writes through this one function (the referee's match records, the play app's
+games, training checkpoints, evaluation results and benchmark JSON), so it lives at the
+bottom of the stack, beside the kernel's other process-level helpers.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> None:
+    """Write `data` to `path` through a synced temporary file in the same folder and `os.replace`.
+
+    The folder is created if missing; the file gets the permissions `open` would give it.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it owner-only
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

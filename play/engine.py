@@ -1,0 +1,201 @@
+"""One move of a played game on one table: a shot (kernel, referee, sampled paths) or a decision.
+
+The app plays every shot, the human's and the bot's alike, through `play_shot`: the kernel
+runs the shot with `record=True` on a batch of one table, the referee rules on it with
+`adjudicate_one` (the readable ruling with its rule ids, as `piramida referee` and the match
+record give it), and `physics.trajectory` samples the exact ball paths at fixed time steps
+for the page to animate. Keeping one kernel program (batch 1, `CAPACITY` events, recorded)
+for both players means one compile, paid once thanks to the persistent cache.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import piramida.physics as ph
+from piramida.agents.protocol import Agent
+from piramida.physics import noise
+from piramida.physics.params import PYRAMID_PARAMS, Models
+from piramida.physics.trajectory import trajectory
+from piramida.physics.validate import InputError, check_strikes
+from piramida.rules import codec, ids, match, placement
+from piramida.rules import state as st
+from piramida.rules.decisions import Decision, decide_one
+from piramida.rules.fields import FieldError
+from piramida.rules.game import CAPACITY, Move, strike_of
+from piramida.rules.referee import adjudicate_one, record_of
+from piramida.rules.verdict import INVALID
+
+FRAME_DT = 1.0 / 30.0  # s between sampled frames; the page interpolates between them
+MIN_FRAMES = 64  # sample counts are padded to a power of two at least this: few compiles
+DIMS = st.DEFAULT_DIMS
+TABLE = ph.preset()
+PARAMS = PYRAMID_PARAMS
+STRIKE_FIELDS = ("speed", "phi", "theta", "a", "b")
+
+new_game = jax.jit(st.new_game, static_argnames=("variant", "dims"))  # eager JAX compiles op by op
+_placement_ok = jax.jit(placement.placement_ok)
+_perturb = jax.jit(noise.perturb)
+
+
+def strike_json(strike: ph.Strike) -> dict[str, Any]:
+    """A strike of host scalars as the referee schema's `strike` object, every field."""
+    return {"ball": int(strike.ball), **{name: float(getattr(strike, name)) for name in STRIKE_FIELDS}}
+
+
+@dataclass
+class ShotPlayed:
+    """What one shot did: the record entry (None when refused), the verdict, the next state, the paths."""
+
+    entry: dict[str, Any] | None
+    verdict: dict[str, Any]
+    state: st.GameState
+    animation: dict[str, Any]
+    refused: list[str]
+
+
+def check_shot(
+    state: st.GameState, strike: ph.Strike, place: tuple[float, float] | None, call: tuple[int, int] | None
+) -> None:
+    """Raise `FieldError` naming the field for a shot the referee would refuse before simulating it.
+
+    The referee refuses the same shots (`verdict.INVALID`); checking first keeps the table
+    still and words the mistake for the page.
+    """
+    phase = int(state.phase)
+    if phase == st.DECISION:
+        raise FieldError("phase: a decision is pending (G6, G12.2, DYN-7, ...): send a decision")
+    if phase == st.OVER:
+        raise FieldError("phase: the frame is over")
+    request: dict[str, Any] = {"strike": {"ball": int(strike.ball)}}
+    if place is not None:
+        request["place"] = {"x": place[0], "y": place[1]}
+    shot = codec.shot_from_json(request, state)  # own ball (G4), place present when in hand
+    placing = phase in (st.BREAK, st.IN_HAND)
+    if placing:
+        region = int(codec.hand_region(state, DIMS))
+        ok = _placement_ok(
+            jnp.asarray(shot.place), region, state.positions, state.on_table, DIMS.width, DIMS.length, DIMS.R
+        )
+        if not bool(ok):
+            raise FieldError(
+                f"place: the ball in hand must lie in the {ids.REGION_NAMES[region]} region, wholly on the "
+                "cloth and clear of every ball (G10, G11.3, G21.2, DYN-5.2)"
+            )
+    if call is not None:
+        if int(state.variant) != ids.CLASSIC:
+            raise FieldError("call: only Classic has calls (CLS-5.2)")
+        if call[0] == ids.COLOURED or not bool(state.on_table[call[0]]):
+            raise FieldError(f"call.ball: ball {call[0]} is not an object ball on the table (CLS-5.2)")
+    balls = codec.start_balls(state, shot)
+    try:
+        check_strikes(_batched_strike(strike), jax.tree_util.tree_map(lambda x: np.asarray(x)[None], balls))
+    except InputError as err:
+        raise FieldError(str(err)) from err
+
+
+def _batched_strike(strike: ph.Strike) -> ph.Strike:
+    return jax.tree_util.tree_map(lambda x: np.asarray([x]), strike)
+
+
+def play_shot(
+    state: st.GameState,
+    strike: ph.Strike,
+    place: tuple[float, float] | None = None,
+    call: tuple[int, int] | None = None,
+    declared: int = 0,
+) -> ShotPlayed:
+    """Play a checked shot (`check_shot`): simulate, adjudicate, sample the paths.
+
+    `declared` is a bit mask of fouls declared by the human referee (`verdict.DECLARED`),
+    here only the shot clock's G26. A shot the referee still refuses (an event-log
+    overflow) leaves the state as it was: `refused` names why and `entry` is None.
+    """
+    if call is not None:
+        state = st.with_call(state, *call)
+    shot = st.shot(int(strike.ball), place, declared)
+    start = jax.tree_util.tree_map(lambda x: x[None], codec.start_balls(state, shot))
+    result = ph.simulate(
+        TABLE, start, _batched_strike(strike), PARAMS, Models(), CAPACITY, record=True, validate=False
+    )
+    one = jax.tree_util.tree_map(lambda x: x[0], result)
+    record = record_of(one)
+    ruling, nxt = adjudicate_one(state, shot, record, DIMS)
+    verdict = codec.verdict_to_json(ruling, nxt if ruling.valid else state, DIMS)
+    animation = animate(one, np.asarray(start.s[0]) != ph.motion.ABSENT)
+    if not ruling.valid:
+        return ShotPlayed(None, verdict, state, animation, ruling.invalid)
+    log = match.MatchRecord(int(state.variant), DIMS)
+    log.add_shot(state, shot, record, ruling, nxt)
+    entry = log.entries[0]
+    entry["strike"] = strike_json(strike)  # the whole strike, so that a replay can re-run the shot
+    return ShotPlayed(entry, verdict, nxt, animation, [])
+
+
+def animate(result: ph.ShotResult, present: np.ndarray) -> dict[str, Any]:
+    """One table's shot as frames every `FRAME_DT` s: positions of the balls present at the start.
+
+    Returns `{"dt", "duration", "balls": [ids], "frames": [[x, y, x, y, ...], ...],
+    "pocketed": {id: [t, pocket name]}}`; positions in mm-rounded metres.
+    """
+    duration = float(result.duration)
+    count = math.ceil(duration / FRAME_DT) + 1
+    padded = max(MIN_FRAMES, 1 << (count - 1).bit_length())
+    times = np.minimum(np.arange(padded) * FRAME_DT, duration)
+    paths = np.asarray(trajectory(result, times, PARAMS))[:count]
+    balls = [int(b) for b in np.flatnonzero(present)]
+    frames = np.round(paths[:, balls, :], 4).reshape(count, -1).tolist()
+    pocket = np.asarray(result.pocket)
+    pocket_time = np.asarray(result.pocket_time)
+    pocketed = {
+        str(b): [round(float(pocket_time[b]), 4), ph.POCKET_NAMES[int(pocket[b])]]
+        for b in balls
+        if pocket[b] >= 0
+    }
+    return {"dt": FRAME_DT, "duration": duration, "balls": balls, "frames": frames, "pocketed": pocketed}
+
+
+def still(state: st.GameState) -> dict[str, Any]:
+    """An animation of no motion: the balls where they stand (after a decision)."""
+    on = np.asarray(state.on_table)
+    pos = np.asarray(state.positions)
+    balls = [int(b) for b in np.flatnonzero(on)]
+    frames = [np.round(pos[balls], 4).ravel().tolist()]
+    return {"dt": FRAME_DT, "duration": 0.0, "balls": balls, "frames": frames, "pocketed": {}}
+
+
+def apply_decision(
+    state: st.GameState, decision: Decision
+) -> tuple[dict[str, Any], dict[str, Any], st.GameState]:
+    """A checked decision (`codec.decision_from_json`): (record entry, outcome JSON, next state)."""
+    invalid, nxt = decide_one(state, decision, DIMS)
+    if int(invalid):
+        raise FieldError("decision: not allowed in this state")
+    log = match.MatchRecord(int(state.variant), DIMS)
+    log.add_decision(state, decision, nxt)
+    entry = log.entries[0]
+    return entry, entry["outcome"], nxt
+
+
+def bot_move(agent: Agent, state: st.GameState, key: Any) -> Move:
+    """The bot's move on one table (its `act` on a batch of one), fields as host scalars."""
+    move = agent.act(st.stack([state]), jnp.asarray(key)[None])
+    return jax.tree_util.tree_map(lambda x: np.asarray(x)[0], move)
+
+
+def bot_strike(m: Move, key: Any, magnitude: float) -> ph.Strike:
+    """The bot's strike as executed: its intended strike plus execution noise (`physics.noise`)."""
+    done = _perturb(strike_of(m), jnp.asarray(key), magnitude, DIMS.R)
+    return jax.tree_util.tree_map(lambda x: np.asarray(x).item(), done)
+
+
+def invalid_words(names: list[str]) -> str:
+    """Why the referee refused a shot, in its own words."""
+    reasons = dict(INVALID)
+    return "; ".join(reasons[n] for n in names)

@@ -1,0 +1,384 @@
+"""A game between a human and a bot: whose move it is, the moves, the shot clock, the record.
+
+Every request is checked before anything changes (`PlayError` carries the HTTP status and
+a message naming what is wrong), then the move is played (`engine`), and the game is
+saved (`store`) before the answer goes out, so a crash, a bot error or a restart never
+loses a move that was answered. A game is a JSON dict:
+
+    {"id", "version", "settings": {variant, bot, level, noise, human, shot_clock},
+     "seed", "seq" (moves so far), "state" (`rules.codec` state JSON),
+     "record" (the match record's entries), "log" (the verdicts in words),
+     "clock" {"started", "extended", "extensions"}, "bot_error"}
+
+The bot moves only when asked (`bot_move`): the page asks while it shows the thinking
+indicator, one move per request, so every move comes back with its own animation.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import jax
+import numpy as np
+
+import piramida.physics as ph
+from piramida.agents import PLANNERS, make_agent
+from piramida.agents.protocol import Agent
+from piramida.agents.random_agent import RandomAgent
+from piramida.physics import noise
+from piramida.play import clock, engine, words
+from piramida.play.store import Store, UnknownGameError
+from piramida.rules import codec, ids, match
+from piramida.rules import state as st
+from piramida.rules import verdict as vd
+from piramida.rules.decisions import Decision
+from piramida.rules.fields import FieldError, read_bool, read_int, read_number, read_object
+
+VERSION = 1
+BOTS = ("search", "greedy", "random")
+LEVELS = ("easy", "medium", "strong", "strongest")
+SHOOTING = (st.BREAK, st.NORMAL, st.IN_HAND)
+SLOW_PLAY = 1 << vd.FOUL_NAMES.index("slow-play")
+log = logging.getLogger(__name__)
+
+
+class PlayError(Exception):
+    """A request that cannot be played: the HTTP status and what is wrong."""
+
+    def __init__(self, status: int, message: str) -> None:
+        """Status 404 (no such game), 409 (not now: out of turn, stale), 422 (bad field), 503 (bot)."""
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a game is played with; the page and `piramida play` set it."""
+
+    variant: str = "free"
+    bot: str = "search"
+    level: str = "strong"
+    noise: str = "pro"
+    human: int = 0
+    shot_clock: bool = False
+
+    @staticmethod
+    def from_json(value: Any, defaults: Settings) -> Settings:
+        """Settings from a request, each field checked; missing ones from `defaults`."""
+        fields = read_object(value, "settings", tuple(asdict(defaults)))
+        out = asdict(defaults) | fields
+        _choice(out["variant"], "settings.variant", ids.VARIANT_NAMES)
+        _choice(out["bot"], "settings.bot", BOTS)
+        _choice(out["level"], "settings.level", LEVELS)
+        _choice(out["noise"], "settings.noise", tuple(noise.LEVELS))
+        read_int(out["human"], "settings.human", 0, 1)
+        read_bool(out["shot_clock"], "settings.shot_clock")
+        return Settings(**out)
+
+
+def _choice(value: Any, path: str, names: tuple[str, ...]) -> str:
+    if value not in names:
+        raise FieldError(f"{path}: expected one of {', '.join(names)}, got {value!r}")
+    return str(value)
+
+
+def _agent_of(settings: Settings) -> Agent:
+    kwargs: dict[str, Any] = {}
+    if settings.bot in PLANNERS:
+        kwargs = {"level": settings.level, "noise_level": settings.noise}
+    return make_agent(settings.bot, **kwargs)
+
+
+class Games:
+    """The games of one server: create, look at, and move in them."""
+
+    def __init__(
+        self,
+        store: Store,
+        defaults: Settings = Settings(),
+        agent_of: Callable[[Settings], Agent] = _agent_of,
+    ) -> None:
+        """Games kept in `store`; new games take `defaults` for what the page leaves out."""
+        self.store = store
+        self.defaults = defaults
+        self._agent_of = agent_of
+        self._agents: dict[Settings, Agent] = {}
+
+    # --- looking ------------------------------------------------------------------------
+
+    def load(self, game_id: str) -> dict[str, Any]:
+        """A saved game; 404 if there is none."""
+        try:
+            return self.store.load(game_id)
+        except UnknownGameError:
+            raise PlayError(404, f"game {game_id!r}: no such game") from None
+
+    def get(self, game_id: str) -> dict[str, Any]:
+        """A game as the page shows it."""
+        return self.view(self.load(game_id))
+
+    def view(self, game: dict[str, Any]) -> dict[str, Any]:
+        """What the page shows: the state, whose move, the pending decision, the clock, the log."""
+        state = _state(game)
+        settings = game["settings"]
+        phase = int(state.phase)
+        human = settings["human"]
+        placing = phase in (st.BREAK, st.IN_HAND)
+        return {
+            "id": game["id"],
+            "settings": settings,
+            "seq": game["seq"],
+            "state": game["state"],
+            "to_move": "over" if phase == st.OVER else "human" if int(state.turn) == human else "bot",
+            "region": ids.REGION_NAMES[int(codec.hand_region(state, engine.DIMS))] if placing else None,
+            "pending": codec.pending_json(state, engine.DIMS),
+            "own_ball": None if int(state.own_ball) < 0 else int(state.own_ball),
+            "clock": clock.view(game["clock"], settings["shot_clock"], human),
+            "log": game["log"][-40:],
+            "bot_error": game.get("bot_error"),
+            "server_time": time.time(),
+        }
+
+    def record(self, game_id: str) -> str:
+        """The match record as JSON Lines (`rules.match`)."""
+        game = self.load(game_id)
+        variant = ids.VARIANT_NAMES.index(game["settings"]["variant"])
+        return match.MatchRecord(variant, engine.DIMS, list(game["record"])).dumps()
+
+    # --- starting -----------------------------------------------------------------------
+
+    def create(self, body: Any) -> dict[str, Any]:
+        """A new game from `{"settings": {...}, "state": {...}?, "seed": n?}`.
+
+        With `state` (the `rules.codec` JSON, e.g. a saved position or one near the end
+        of a frame) the game starts there; otherwise from a fresh rack, the human breaking.
+        """
+        fields = read_object(
+            body if body is not None else {}, "body", ("settings", "state", "seed", "breaker")
+        )
+        given = fields.get("settings", {})
+        start = fields.get("state")
+        if (
+            isinstance(given, dict)
+            and isinstance(start, dict)
+            and "variant" not in given
+            and "variant" in start
+        ):
+            given = given | {"variant": start["variant"]}  # a position names its own variant
+        settings = Settings.from_json(given, self.defaults)
+        seed = read_int(
+            fields.get("seed", int(np.random.default_rng().integers(2**31))), "seed", 0, 2**31 - 1
+        )
+        variant = ids.VARIANT_NAMES.index(settings.variant)
+        if start is not None:
+            state = codec.state_from_json(start, variant, engine.DIMS)
+        else:
+            breaker = read_int(fields.get("breaker", settings.human), "breaker", 0, 1)
+            state = engine.new_game(variant, jax.random.PRNGKey(seed), breaker, engine.DIMS)
+        game = {
+            "id": self.store.new_id(),
+            "version": VERSION,
+            "settings": asdict(settings),
+            "seed": seed,
+            "seq": 0,
+            "state": codec.state_to_json(state),
+            "record": [],
+            "log": [],
+            "clock": clock.new_clock(),
+            "bot_error": None,
+        }
+        self._restart_clock(game, state, 0.0)
+        self.store.save(game)
+        return self.view(game)
+
+    def rematch(self, game_id: str) -> dict[str, Any]:
+        """A new frame with the same settings, the other player breaking (G13)."""
+        game = self.load(game_id)
+        breaker = 1 - int(game["state"]["breaker"])
+        return self.create({"settings": game["settings"], "breaker": breaker})
+
+    # --- moving -------------------------------------------------------------------------
+
+    def shoot(self, game_id: str, body: Any) -> dict[str, Any]:
+        """The human's shot: `{"seq"?, "ball", "speed", "phi", "a"?, "b"?, "place"?: {x, y}, "call"?}`."""
+        with self.store.lock(game_id):
+            game = self.load(game_id)
+            state = _state(game)
+            fields = read_object(
+                body, "body", ("seq", "ball", "speed", "phi", "theta", "a", "b", "place", "call")
+            )
+            self._check_turn(game, state, fields, human=True, shot=True)
+            strike = _strike(fields)
+            place = None if fields.get("place") is None else _xy(fields["place"], "place")
+            call = None if fields.get("call") is None else codec.call_from_json(fields["call"])
+            engine.check_shot(state, strike, place, call)
+            declared = SLOW_PLAY if clock.timed_out(game["clock"]) else 0
+            played = engine.play_shot(state, strike, place, call, declared)
+            return self._after_shot(game, played, by=game["settings"]["human"])
+
+    def decide(self, game_id: str, body: Any) -> dict[str, Any]:
+        """The human's decision: `{"seq"?, "option"?, "ball"?}` (G6, G12.2, DYN-7, penalty ball, exchange)."""
+        with self.store.lock(game_id):
+            game = self.load(game_id)
+            state = _state(game)
+            fields = read_object(body, "body", ("seq", "option", "ball"))
+            self._check_turn(game, state, fields, human=True, shot=False)
+            decision = codec.decision_from_json({k: v for k, v in fields.items() if k != "seq"}, state)
+            return self._after_decision(game, state, decision)
+
+    def bot_move(self, game_id: str, body: Any = None) -> dict[str, Any]:
+        """The bot's next move (a shot or a decision), played and saved; 503 if the bot fails."""
+        with self.store.lock(game_id):
+            game = self.load(game_id)
+            state = _state(game)
+            fields = read_object(body if body is not None else {}, "body", ("seq",))
+            self._check_turn(game, state, fields, human=False, shot=None)
+            settings = Settings(**game["settings"])
+            # A refused shot leaves `seq` as it was but adds to the log: the next try differs.
+            key = jax.random.fold_in(
+                jax.random.fold_in(jax.random.PRNGKey(game["seed"]), game["seq"]), len(game["log"])
+            )
+            try:
+                agent = self._agents.get(settings) or self._agents.setdefault(
+                    settings, self._agent_of(settings)
+                )
+                if int(state.phase) == st.DECISION:
+                    move = engine.bot_move(agent, state, key)
+                    decision = Decision(option=int(move.option), ball=int(move.take))
+                    return self._after_decision(game, state, decision)
+                played = _bot_shot(agent, state, key, settings)
+                if (
+                    played.entry is None
+                ):  # refused (an event-log overflow): a random shot instead, as the envs do
+                    played = _bot_shot(RandomAgent(engine.DIMS), state, jax.random.fold_in(key, 2), settings)
+                return self._after_shot(game, played, by=1 - settings.human)
+            except PlayError:
+                raise
+            except Exception as err:  # any bot failure: the game stays as saved
+                log.exception("bot failed in game %s", game_id)
+                game["bot_error"] = f"{type(err).__name__}: {err}"
+                self.store.save(game)
+                raise PlayError(
+                    503, f"the bot failed ({type(err).__name__}: {err}); the game is saved, ask again"
+                ) from err
+
+    def extension(self, game_id: str) -> dict[str, Any]:
+        """G26: another 45 s for the human's shot (one per match; two in a level deciding frame, A-35)."""
+        with self.store.lock(game_id):
+            game = self.load(game_id)
+            problem = clock.extend(game["clock"], game["settings"]["human"])
+            if problem:
+                raise PlayError(409, problem)
+            self.store.save(game)
+            return self.view(game)
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _check_turn(
+        self,
+        game: dict[str, Any],
+        state: st.GameState,
+        fields: dict[str, Any],
+        human: bool,
+        shot: bool | None,
+    ) -> None:
+        """409 for a move out of turn or from a stale page; the game is left as it is."""
+        if "seq" in fields and read_int(fields["seq"], "seq", 0, 10**9) != game["seq"]:
+            raise PlayError(
+                409, f"seq: the game has moved on (move {game['seq']}, the page sent {fields['seq']}): reload"
+            )
+        phase = int(state.phase)
+        if phase == st.OVER:
+            raise PlayError(409, "the frame is over: start a rematch")
+        mine = int(state.turn) == game["settings"]["human"]
+        if human and not mine:
+            raise PlayError(409, f"not your turn: the bot (player {int(state.turn)}) is to move")
+        if not human and mine:
+            raise PlayError(409, f"not the bot's turn: you (player {int(state.turn)}) are to move")
+        if shot is True and phase == st.DECISION:
+            raise PlayError(409, "a decision is pending: send a decision, not a shot")
+        if shot is False and phase != st.DECISION:
+            raise PlayError(409, f"no decision is pending: it is a shot ({st.PHASE_NAMES[phase]} phase)")
+
+    def _names(self, game: dict[str, Any]) -> tuple[str, str]:
+        human = game["settings"]["human"]
+        return ("You", "The bot") if human == 0 else ("The bot", "You")
+
+    def _after_shot(self, game: dict[str, Any], played: engine.ShotPlayed, by: int) -> dict[str, Any]:
+        names = self._names(game)
+        sentences = words.shot_words(played.verdict, names)
+        if played.entry is not None:
+            game["record"].append(played.entry)
+            game["state"] = played.verdict["state"]
+            game["seq"] += 1
+        self._restart_clock(game, played.state, played.animation["duration"])
+        move = {"by": by, "kind": "shot", "words": sentences, "verdict": played.verdict}
+        return self._commit(game, move, played.animation)
+
+    def _after_decision(
+        self, game: dict[str, Any], state: st.GameState, decision: Decision
+    ) -> dict[str, Any]:
+        entry, outcome, nxt = engine.apply_decision(state, decision)
+        game["record"].append(entry)
+        game["state"] = outcome["state"]
+        game["seq"] += 1
+        self._restart_clock(game, nxt, 0.0)
+        sentences = words.decision_words(outcome, self._names(game))
+        move = {"by": int(state.turn), "kind": "decision", "words": sentences, "outcome": outcome}
+        return self._commit(game, move, engine.still(nxt))
+
+    def _commit(
+        self, game: dict[str, Any], move: dict[str, Any], animation: dict[str, Any]
+    ) -> dict[str, Any]:
+        game["log"].append({"by": move["by"], "words": move["words"]})
+        game["bot_error"] = None
+        self.store.save(game)
+        return {"game": self.view(game), "move": move | {"animation": animation}}
+
+    def _restart_clock(self, game: dict[str, Any], state: st.GameState, delay: float) -> None:
+        """Run the clock for the human's shots only (the bot is not timed)."""
+        settings = game["settings"]
+        human_shoots = int(state.turn) == settings["human"] and int(state.phase) in SHOOTING
+        clock.restart(game["clock"], settings["shot_clock"] and human_shoots, delay)
+
+
+def _bot_shot(agent: Agent, state: st.GameState, key: Any, settings: Settings) -> engine.ShotPlayed:
+    """The bot's shot, with its execution noise, played like the human's."""
+    move = engine.bot_move(agent, state, key)
+    strike = engine.bot_strike(move, jax.random.fold_in(key, 1), noise.level(settings.noise))
+    place = (float(move.place[0]), float(move.place[1])) if int(state.phase) != st.NORMAL else None
+    call = None
+    if int(state.variant) == ids.CLASSIC and int(move.call_ball) >= 0:
+        call = (int(move.call_ball), int(move.call_pocket))
+    return engine.play_shot(state, strike, place, call)
+
+
+def _state(game: dict[str, Any]) -> st.GameState:
+    variant = ids.VARIANT_NAMES.index(game["settings"]["variant"])
+    return codec.state_from_json(game["state"], variant, engine.DIMS)
+
+
+def _strike(fields: dict[str, Any]) -> ph.Strike:
+    for name in ("ball", "speed", "phi"):
+        if name not in fields:
+            raise FieldError(f"{name}: missing")
+    return ph.Strike(
+        ball=read_int(fields["ball"], "ball", 0, ids.N_BALLS - 1),
+        speed=read_number(fields["speed"], "speed", positive=True),
+        phi=read_number(fields["phi"], "phi"),
+        theta=read_number(fields.get("theta", 0.0), "theta"),
+        a=read_number(fields.get("a", 0.0), "a"),
+        b=read_number(fields.get("b", 0.0), "b"),
+    )
+
+
+def _xy(value: Any, path: str) -> tuple[float, float]:
+    fields = read_object(value, path, ("x", "y"))
+    if "x" not in fields or "y" not in fields:
+        raise FieldError(f"{path}: expected {{x, y}}")
+    return read_number(fields["x"], f"{path}.x"), read_number(fields["y"], f"{path}.y")

@@ -1,0 +1,69 @@
+"""Games on disk: one JSON file per game, written atomically, so a crash or restart loses nothing.
+
+A game is a JSON-ready dict (`games.Games` owns its fields). Every change is written to a
+temporary file and moved over the old one with `os.replace`, so a reader (another tab, a
+restarted server) sees the game before or after a move, never half of one. Ids are
+random hex, checked before they touch the file system.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from piramida.physics.files import write_atomic
+
+DEFAULT_DIR = Path.home() / ".cache" / "piramida" / "games"
+GAME_ID = re.compile(r"[0-9a-f]{16}")
+
+
+class UnknownGameError(KeyError):
+    """No game of that id in the store."""
+
+
+class Store:
+    """The game files under `directory`, and one lock per game for the moves that change it."""
+
+    def __init__(self, directory: str | Path = DEFAULT_DIR) -> None:
+        """Use (and create) `directory`."""
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def new_id(self) -> str:
+        """A fresh random id (64 bits: no two tabs collide)."""
+        return secrets.token_hex(8)
+
+    def path(self, game_id: str) -> Path:
+        """The file of a game; `UnknownGameError` for an id that cannot be one."""
+        if not GAME_ID.fullmatch(game_id):
+            raise UnknownGameError(game_id)
+        return self.directory / f"{game_id}.json"
+
+    def load(self, game_id: str) -> dict[str, Any]:
+        """A game as saved last; `UnknownGameError` if there is none."""
+        try:
+            text = self.path(game_id).read_text()
+        except FileNotFoundError:
+            raise UnknownGameError(game_id) from None
+        game: dict[str, Any] = json.loads(text)
+        return game
+
+    def save(self, game: dict[str, Any]) -> None:
+        """Write a game atomically (temporary file, then `os.replace`)."""
+        write_atomic(self.path(game["id"]), json.dumps(game))
+
+    @contextmanager
+    def lock(self, game_id: str) -> Iterator[None]:
+        """Hold a game's lock: one move at a time per game, games in parallel."""
+        with self._guard:
+            lock = self._locks.setdefault(game_id, threading.Lock())
+        with lock:
+            yield

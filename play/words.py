@@ -1,0 +1,115 @@
+"""The referee's verdicts and decisions in plain words, with their rule numbers (RULES.en.md).
+
+The page shows these sentences after every move; the verdict JSON (`rules.codec`) stays
+the source of truth, so the words never decide anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+FOULS: dict[str, str] = {
+    "no-contact": "the own ball touched no object ball",
+    "failed-break": "the break was not legal: no ball pocketed, and too few rack balls reached a cushion "
+    "or crossed the centre line",
+    "not-completed": "after the contact no ball was pocketed and no cushion or centre-line condition was met",
+    "house-ball-first": "from hand, the own ball first hit a ball in the house zone",
+    "ball-off-table": "a ball left the playing area",
+    "own-ball-pocketed": "the own ball was pocketed",
+    "own-ball-off-table": "the own ball left the playing area",
+    "early-stroke": "the stroke was played before the previous shot ended",
+    "cue": "the ball was not struck with the cue's tip",
+    "foot": "no foot on the floor",
+    "touch": "a ball was touched",
+    "double-hit": "the own ball was hit twice",
+    "push": "the own ball was pushed",
+    "slow-play": "the shot clock ran out",
+    "interference": "interference with play",
+    "after-shot-end": "a foul after the shot ended",
+}
+DECIDED: dict[str, str] = {
+    "shoot": "to shoot",
+    "hand-back": "to hand the shot back",
+    "accept-shoot": "to accept the position and shoot",
+    "accept-hand-back": "to accept the position and hand the shot back",
+    "rerack-break": "to have the pyramid re-racked and break",
+    "rerack-opponent-breaks": "to have the pyramid re-racked for the offender to break",
+    "existing-position": "to play from the position",
+    "from-hand": "to take the own ball in hand",
+}
+DECISIONS: dict[str, str] = {
+    "G6": "after a foul: shoot yourself or hand the shot back (G6)",
+    "G12.2": "after a failed break: accept the position or have the pyramid re-racked (G12.2)",
+    "DYN-7": "after a foul: play from the position or take the own ball in hand (DYN-7)",
+    "penalty-ball": "take a penalty ball from the table (COMB-7, A-13)",
+    "exchange": "take a ball from the table in exchange for the own ball (COMB-5.2, DYN-5.2)",
+}
+REGIONS = {
+    "house": "in the house zone",
+    "temporary-house": "behind the back spot (G21.2)",
+    "anywhere": "anywhere",
+}
+
+
+def _balls(balls: list[int]) -> str:
+    return ", ".join(str(b) for b in balls)
+
+
+def shot_words(verdict: dict[str, Any], names: tuple[str, str]) -> list[str]:
+    """Sentences for a shot's verdict; `names[p]` names player p ("You", "The bot")."""
+    if not verdict["valid"]:
+        return [
+            "The referee could not judge the shot; the balls are put back: " + ", ".join(verdict["invalid"])
+        ]
+    out = []
+    foul = verdict["foul"]
+    if foul:
+        reasons = "; ".join(FOULS.get(kind, kind) for kind in foul["kinds"])
+        out.append(f"Foul: {reasons} ({', '.join(foul['rules'])}).")
+    else:
+        out.append(f"Legal shot ({', '.join(verdict['rules'])}).")
+    if verdict["scored"]:
+        who = names[verdict["scored_by"]]
+        out.append(
+            f"{who} scored ball{'s' * (len(verdict['scored']) > 1)} {_balls(verdict['scored'])} (G22.2)."
+        )
+    points = verdict["points"]
+    if any(points) and verdict["state"]["variant"] == "classic":
+        out.append("Points: " + ", ".join(f"{names[p]} {points[p]:+d}" for p in (0, 1) if points[p]) + ".")
+    if verdict["respots"]:
+        out.append(f"Respotted: ball {_balls([r['ball'] for r in verdict['respots']])} (G25.1).")
+    out += _next(verdict, names)
+    return out
+
+
+def decision_words(outcome: dict[str, Any], names: tuple[str, str]) -> list[str]:
+    """Sentences for a decision's outcome (`match.decision_json`)."""
+    who = names[outcome["by"]]
+    what = outcome["decision"]
+    parts = []
+    if "option" in what:
+        parts.append(f"decided {DECIDED.get(what['option'], what['option'])}")
+    if outcome["taken"] is not None:
+        parts.append(f"took ball {outcome['taken']}")
+    sentence = f"{who} {' and '.join(parts)} ({', '.join(outcome['rules'])})."
+    return [sentence, *_next(outcome, names)]
+
+
+def _next(outcome: dict[str, Any], names: tuple[str, str]) -> list[str]:
+    """Who moves next, how; or the end of the frame."""
+    scores = outcome["scores"]
+    if outcome["game_over"]:
+        winner = outcome["winner"]
+        return [f"Game over: {names[winner]} won, {scores[winner]}:{scores[1 - winner]}."]
+    nxt = names[outcome["next_player"]]
+    pending = outcome.get("decision")  # a verdict's pending decision; a decision outcome has none
+    pending = pending if isinstance(pending, dict) and "kind" in pending else None
+    if pending:
+        return [f"{nxt} to decide: {DECISIONS.get(pending['kind'], pending['kind'])}."]
+    phase = outcome["phase"]
+    if phase == "in-hand":
+        return [f"{nxt} to shoot, the own ball in hand {REGIONS.get(outcome['region'] or '', '')}."]
+    if phase == "break":
+        return [f"{nxt} to break from the house (G11)."]
+    extra = " Only object balls may be pocketed on this shot (DYN-5.2)." if outcome.get("object_only") else ""
+    return [f"{nxt} to shoot.{extra}"]

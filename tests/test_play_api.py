@@ -1,0 +1,212 @@
+"""The play app's HTTP API: bad and out-of-turn requests change nothing, games are isolated and persist.
+
+The bot is `greedy` (it compiles in seconds); every shot runs the real kernel and referee.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from play_layouts import HUMAN_DECIDES, NEAR_END, WINNING_SHOT
+from starlette.testclient import TestClient
+
+from piramida.agents import make_agent
+from piramida.cli.main import main
+from piramida.play.games import Games, Settings
+from piramida.play.server import create_app
+from piramida.play.store import Store
+from piramida.rules import match
+
+GREEDY = Settings(bot="greedy", noise="none")
+
+
+def make_client(directory: Path, games: Games | None = None) -> TestClient:
+    return TestClient(create_app(directory, GREEDY, games))
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> TestClient:
+    return make_client(tmp_path)
+
+
+def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 201, response.text
+    game: dict[str, Any] = response.json()
+    return game
+
+
+def snapshot(client: TestClient, game_id: str) -> dict[str, Any]:
+    view: dict[str, Any] = client.get(f"/api/games/{game_id}").json()
+    view.pop("server_time")
+    return view
+
+
+def test_break_then_the_bot_replies_and_the_record_replays(client: TestClient) -> None:
+    game = new_game(client, seed=3)
+    assert (game["to_move"], game["state"]["phase"], game["region"]) == ("human", "break", "house")
+    shot = {"seq": 0, "ball": 0, "speed": 8.0, "phi": 90.0, "place": {"x": 0.8875, "y": 0.6}}
+    response = client.post(f"/api/games/{game['id']}/shot", json=shot)
+    assert response.status_code == 200, response.text
+    move = response.json()["move"]
+    assert move["words"] and move["verdict"]["valid"]
+    animation = move["animation"]
+    assert len(animation["frames"]) > 10 and animation["frames"][0] != animation["frames"][-1]
+    bot_moves = 0
+    view = response.json()["game"]
+    while view["to_move"] == "bot" and bot_moves < 6:
+        reply = client.post(f"/api/games/{game['id']}/bot", json={"seq": view["seq"]})
+        assert reply.status_code == 200, reply.text
+        view = reply.json()["game"]
+        bot_moves += 1
+    assert bot_moves >= 1
+    record = client.get(f"/api/games/{game['id']}/record")
+    assert record.status_code == 200 and "attachment" in record.headers["content-disposition"]
+    loaded = match.loads(record.text)
+    assert len(loaded.entries) == view["seq"] and match.replay(loaded)["reproduced"]
+    replayed = client.post("/api/replay", content=record.text)
+    assert replayed.status_code == 200, replayed.text
+    body = replayed.json()
+    assert body["report"]["reproduced"] and len(body["steps"]) == view["seq"]
+    assert body["steps"][0]["animation"]["frames"] == animation["frames"]  # the break re-run exactly
+
+
+BAD_REQUESTS = [
+    ("shot", b"{not json", 400, "body: not valid JSON"),
+    ("shot", {"ball": 0, "phi": 90.0}, 422, "speed: missing"),
+    ("shot", {"ball": 0, "speed": "fast", "phi": 90.0}, 422, "speed: expected a finite number"),
+    ("shot", {"ball": 0, "speed": 3.0, "phi": 90.0}, 422, "place: missing"),
+    ("shot", {"ball": 3, "speed": 3.0, "phi": 90.0, "place": {"x": 0.8875, "y": 0.6}}, 422, "strike.ball"),
+    (
+        "shot",
+        {"ball": 0, "speed": 3.0, "phi": 90.0, "place": {"x": 0.8875, "y": 2.0}},
+        422,
+        "place: the ball",
+    ),
+    ("shot", {"ball": 0, "speed": 30.0, "phi": 90.0, "place": {"x": 0.8875, "y": 0.6}}, 422, "strike.speed"),
+    (
+        "shot",
+        {"ball": 0, "speed": 3.0, "phi": 90.0, "place": {"x": 0.8875, "y": 0.6}, "spin": 1},
+        422,
+        "spin",
+    ),
+    ("shot", {"seq": 5, "ball": 0, "speed": 3.0, "phi": 90.0, "place": {"x": 0.8875, "y": 0.6}}, 409, "seq"),
+    ("decision", {"option": "shoot"}, 409, "no decision is pending"),
+    ("bot", {}, 409, "not the bot's turn"),
+    ("extension", None, 409, "no shot clock"),
+]
+
+
+@pytest.mark.parametrize(("route", "body", "status", "message"), BAD_REQUESTS)
+def test_bad_requests_are_4xx_and_change_nothing(
+    client: TestClient, route: str, body: Any, status: int, message: str
+) -> None:
+    game = new_game(client)
+    before = snapshot(client, game["id"])
+    url = f"/api/games/{game['id']}/{route}"
+    response = client.post(url, content=body) if isinstance(body, bytes) else client.post(url, json=body)
+    assert response.status_code == status, response.text
+    assert message in response.json()["error"]
+    assert snapshot(client, game["id"]) == before
+
+
+def test_unknown_games_and_bad_settings(client: TestClient) -> None:
+    assert client.get("/api/games/0123456789abcdef").status_code == 404
+    assert client.get("/api/games/..%2Fetc").status_code == 404
+    assert client.post("/api/games/zz/shot", json={}).status_code == 404
+    response = client.post("/api/games", json={"settings": {"variant": "snooker"}})
+    assert response.status_code == 422 and "settings.variant" in response.json()["error"]
+    response = client.post("/api/games", json={"state": {"variant": "free", "balls": []}})
+    assert response.status_code == 422 and response.json()["error"].startswith("state.balls")
+    classic = new_game(client, state=NEAR_END | {"variant": "classic"})
+    assert classic["settings"]["variant"] == "classic"  # the position's own variant
+    response = client.post("/api/replay", content="not a record")
+    assert response.status_code == 422 and response.json()["error"].startswith("record: line 1")
+
+
+def test_out_of_turn_moves_are_409_and_change_nothing(client: TestClient) -> None:
+    game = new_game(client, state=NEAR_END | {"turn": 1})  # the bot is to move
+    before = snapshot(client, game["id"])
+    response = client.post(f"/api/games/{game['id']}/shot", json=WINNING_SHOT)
+    assert response.status_code == 409 and "not your turn" in response.json()["error"]
+    assert snapshot(client, game["id"]) == before
+    pending = new_game(client, state=HUMAN_DECIDES)
+    response = client.post(f"/api/games/{pending['id']}/shot", json=WINNING_SHOT)
+    assert response.status_code == 409 and "a decision is pending" in response.json()["error"]
+
+
+def test_two_games_are_isolated(client: TestClient) -> None:
+    one, two = new_game(client, state=NEAR_END), new_game(client, state=NEAR_END)
+    before = snapshot(client, two["id"])
+    response = client.post(f"/api/games/{one['id']}/shot", json=WINNING_SHOT)
+    assert response.status_code == 200, response.text
+    assert response.json()["game"]["to_move"] == "over"
+    assert snapshot(client, two["id"]) == before
+    over = client.post(f"/api/games/{one['id']}/shot", json=WINNING_SHOT)
+    assert over.status_code == 409 and "over" in over.json()["error"]
+
+
+def test_a_game_survives_a_new_app_over_the_same_state_dir(tmp_path: Path) -> None:
+    first = make_client(tmp_path)
+    game = new_game(first, state=HUMAN_DECIDES)
+    decided = first.post(f"/api/games/{game['id']}/decision", json={"option": "shoot", "ball": 14})
+    assert decided.status_code == 200, decided.text
+    assert decided.json()["game"]["state"]["shelves"][0][-1] == 14  # FREE-7: the penalty ball
+    before = snapshot(first, game["id"])
+    again = make_client(tmp_path)  # a restarted server
+    assert snapshot(again, game["id"]) == before
+    response = again.post(f"/api/games/{game['id']}/shot", json=WINNING_SHOT)
+    assert response.status_code == 200 and response.json()["game"]["to_move"] == "over"
+    winner = response.json()["game"]["state"]["winner"]
+    assert winner == 0 and "Game over: You won" in " ".join(response.json()["move"]["words"])
+
+
+class BrokenBot:
+    name = "broken"
+
+    def act(self, states: Any, keys: Any) -> Any:
+        raise RuntimeError("the bot tripped over its cue")
+
+
+def test_a_bot_exception_does_not_lose_the_game(tmp_path: Path) -> None:
+    bots: dict[str, Any] = {"bot": BrokenBot()}
+    games = Games(Store(tmp_path), GREEDY, agent_of=lambda settings: bots["bot"])
+    client = make_client(tmp_path, games)
+    game = new_game(client, state=NEAR_END | {"turn": 1})
+    before = snapshot(client, game["id"])
+    response = client.post(f"/api/games/{game['id']}/bot", json={})
+    assert response.status_code == 503 and "tripped over its cue" in response.json()["error"]
+    after = snapshot(client, game["id"])
+    assert after.pop("bot_error") and {k: v for k, v in before.items() if k != "bot_error"} == after
+    games._agents.clear()
+    bots["bot"] = make_agent("greedy")
+    response = client.post(f"/api/games/{game['id']}/bot", json={})
+    assert response.status_code == 200, response.text
+    assert response.json()["game"]["seq"] == 1 and response.json()["game"]["bot_error"] is None
+
+
+def test_the_shot_clock_of_G26(tmp_path: Path) -> None:
+    client = make_client(tmp_path)
+    game = new_game(client, state=NEAR_END, settings={"shot_clock": True})
+    assert game["clock"]["on"] and game["clock"]["deadline"] is not None
+    assert game["clock"]["extensions_left"] == 2  # A-35: a one-frame match is a level deciding frame
+    extended = client.post(f"/api/games/{game['id']}/extension")
+    assert extended.status_code == 200 and extended.json()["clock"]["extended"]
+    assert client.post(f"/api/games/{game['id']}/extension").status_code == 409  # one per shot
+    store = Store(tmp_path)
+    saved = store.load(game["id"])
+    saved["clock"]["started"] -= 100.0  # 100 s taken: over the extended 90 s
+    store.save(saved)
+    response = client.post(f"/api/games/{game['id']}/shot", json=WINNING_SHOT)
+    verdict = response.json()["move"]["verdict"]
+    assert verdict["foul"]["kinds"] == ["slow-play"] and "G26" in verdict["foul"]["rules"]
+    assert "shot clock ran out" in response.json()["move"]["words"][0]
+
+
+def test_cli_refuses_a_checkpoint_bot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    checkpoint = tmp_path / "policy.zip"
+    checkpoint.write_bytes(b"")
+    assert main(["play", "--bot", str(checkpoint), "--no-browser", "--state-dir", str(tmp_path)]) == 2
+    assert "trained checkpoints cannot be played yet" in capsys.readouterr().err

@@ -1,0 +1,215 @@
+"""The play page end to end in headless Chromium (Debian's `chromium`, driven by Playwright).
+
+A real server (uvicorn in a thread) with the `greedy` bot at `amateur` noise; the tests aim and shoot with the
+mouse, watch the balls move and stop, read the verdicts, let the bot reply, take a decision
+after a foul, finish a frame set up near its end, and replay its record. Screenshots go to
+`tests/artifacts/`; with PIRAMIDA_DOCS_SCREENSHOT=1 the first test also writes `docs/play.png`.
+Chromium must be installed (`apt-get install chromium`): without it these tests fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from play_layouts import HUMAN_DECIDES
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from piramida.play.games import Settings
+from piramida.play.server import create_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).parent / "artifacts"
+DOCS_PNG = Path(__file__).parent.parent / "docs" / "play.png"
+TIMEOUT_MS = 180_000  # the first shot may compile the kernel (about 30 s on two busy cores)
+# Every value the page's busy flag takes, in order (animating, thinking, idle ...).
+RECORD_BUSY = """
+window.busyLog = [];
+new MutationObserver(() => window.busyLog.push(document.body.dataset.busy))
+  .observe(document, {attributes: true, subtree: true, attributeFilter: ["data-busy"]});
+"""
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    app = create_app(tmp_path_factory.mktemp("games"), Settings(bot="greedy", noise="amateur"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    page = browser.new_page(viewport={"width": 1400, "height": 820}, accept_downloads=True)
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.add_init_script(RECORD_BUSY)
+    page.set_default_timeout(TIMEOUT_MS)
+    yield page
+    page.close()
+    assert not errors, errors
+
+
+def shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def at(page: Page, x: float, y: float) -> tuple[float, float]:
+    """Page coordinates of a table point (metres)."""
+    sx, sy = page.evaluate("([x, y]) => window.piramida.toPage(x, y)", [x, y])
+    return float(sx), float(sy)
+
+
+def drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    page.mouse.move(*at(page, *start))
+    page.mouse.down()
+    page.mouse.move(*at(page, *end), steps=8)
+    page.mouse.up()
+
+
+def game(page: Page) -> dict[str, Any]:
+    value: dict[str, Any] = page.evaluate("window.piramida.game()")
+    return value
+
+
+def wait_idle_for_human(page: Page) -> None:
+    """Wait until the page waits for the human (or the frame is over); fail with what it shows."""
+    try:
+        page.wait_for_function(
+            "document.body.dataset.busy === 'idle'"
+            " && ['human', 'over'].includes(document.body.dataset.toMove)"
+        )
+    except Exception as err:
+        shown = (
+            page.inner_text("#error"),
+            page.inner_text("#status"),
+            page.evaluate("document.body.dataset.busy"),
+        )
+        raise AssertionError(f"the page did not come back to the human: {shown}") from err
+
+
+def test_aim_break_watch_the_balls_and_the_bot_reply(page: Page, base_url: str) -> None:
+    created = page.request.post(f"{base_url}/api/games", data=json.dumps({"seed": 1}))
+    page.goto(f"{base_url}/?game={created.json()['id']}")
+    page.wait_for_selector("body[data-busy=idle]", state="attached")
+    assert game(page)["state"]["phase"] == "break"
+    rack = {b["id"]: (b["x"], b["y"]) for b in game(page)["state"]["balls"]}
+    place = page.evaluate("window.piramida.ui.place")
+    drag(page, tuple(place), (0.80, 0.55))  # the coloured ball, within the house (G11)
+    placed = page.evaluate("window.piramida.ui.place")
+    assert placed == pytest.approx([0.80, 0.55], abs=0.01)
+    apex = min(rack.values(), key=lambda xy: xy[1])
+    drag(page, (0.9, 1.5), apex)  # aim at the apex ball: the ghost ball and first contact drawn
+    phi = page.evaluate("window.piramida.ui.phi")
+    assert 85 < phi < 95
+    page.locator("#power").fill("8")
+    page.click("#shoot")
+    page.wait_for_function("window.piramida.positions() !== null")
+    first = page.evaluate("window.piramida.positions()")
+    page.wait_for_timeout(400)
+    later = page.evaluate("window.piramida.positions()")
+    shot(page, "play-break-moving")
+    assert first and later and first != later  # the balls move
+    wait_idle_for_human(page)
+    busy = page.evaluate("window.busyLog")
+    assert "animating" in busy and "thinking" in busy  # the bot thought, then its shot was shown
+    view = game(page)
+    moved = {b["id"]: (b["x"], b["y"]) for b in view["state"]["balls"]}
+    assert moved != rack and view["seq"] >= 2  # the balls stopped elsewhere; the bot moved
+    assert page.locator("#verdict p").count() >= 1
+    assert any(rule in page.inner_text("#log") for rule in ("G12.1", "G20", "G22.2", "G6", "Legal shot"))
+    assert len(view["log"]) >= 2
+    if view["to_move"] == "human" and view["state"]["phase"] == "normal" and view["own_ball"] is None:
+        # Free (G4.3): pick a ball, aim at its nearest neighbour; the ghost ball shows the contact.
+        balls = sorted((b["y"], b["x"]) for b in view["state"]["balls"])
+        own = balls[0][1], balls[0][0]  # the ball nearest the house end, aimed at one 0.6 m or more away
+        far = [(x, y) for y, x in balls if (x - own[0]) ** 2 + (y - own[1]) ** 2 > 0.36]
+        target = min(
+            far or [(balls[-1][1], balls[-1][0])],
+            key=lambda xy: (xy[0] - own[0]) ** 2 + (xy[1] - own[1]) ** 2,
+        )
+        page.mouse.click(*at(page, *own))
+        drag(page, own, target)
+        assert page.evaluate("window.piramida.ui.own") is not None
+    shot(page, "play-after-bot")
+    if os.environ.get("PIRAMIDA_DOCS_SCREENSHOT") == "1":
+        page.screenshot(path=str(DOCS_PNG))
+
+
+def test_foul_decision_then_finish_the_frame_and_replay_it(page: Page, base_url: str) -> None:
+    created = page.request.post(f"{base_url}/api/games", data=json.dumps({"state": HUMAN_DECIDES}))
+    assert created.status == 201, created.text()
+    game_id = created.json()["id"]
+    page.goto(f"{base_url}/?game={game_id}")
+    page.wait_for_selector("#decision:not([hidden])")
+    assert "G6" in page.inner_text("#decision-text")
+    page.mouse.click(*at(page, 1.2, 3.0))  # take ball 14 as the penalty ball (FREE-7)
+    assert page.evaluate("window.piramida.ui.take") == 14
+    page.click("#decision-buttons button[data-option=shoot]")
+    wait_idle_for_human(page)
+    assert "You decided to shoot and took ball 14 (G6, G6(1), FREE-7" in page.inner_text("#verdict")
+    assert game(page)["state"]["shelves"][0] == [1, 2, 3, 4, 5, 6, 14]
+
+    page.mouse.click(*at(page, 0.40, 0.40))  # Free: pick the ball to strike (G4.3)
+    assert page.evaluate("window.piramida.ui.own") == 0
+    drag(page, (0.6, 0.9), (0.13, 0.13))  # aim: from the coloured ball at ball 13
+    phi = page.evaluate("window.piramida.ui.phi")
+    assert phi == pytest.approx(225.0, abs=0.6)
+    page.locator("#power").fill("1")
+    box = page.locator("#spin").bounding_box()
+    assert box is not None
+    radius = box["width"] / 2 - 4
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2 + 0.3 * radius)  # draw
+    assert page.evaluate("window.piramida.ui.b") == pytest.approx(-0.3, abs=0.03)
+    page.click("#shoot")
+    page.wait_for_selector("#over:not([hidden])")
+    assert "You won 8:6" in page.inner_text("#over-text")
+    assert "Game over" in page.inner_text("#verdict")
+    shot(page, "play-game-over")
+
+    page.click("#new-game summary")
+    with page.expect_download() as download:
+        page.click("#download")
+    record = Path(download.value.path()).read_text()
+    assert record.splitlines()[0].startswith('{"format": "piramida-match"')
+    page.set_input_files("#load", files=[{"name": "game.jsonl", "mimeType": "application/jsonl",
+                                          "buffer": record.encode()}])  # fmt: skip
+    page.wait_for_selector("#replay:not([hidden])")
+    page.wait_for_function("document.getElementById('replay-report').textContent.includes('reproduced')")
+    assert "2 moves; verdicts reproduced" in page.inner_text("#replay-report")
+    page.click("#replay-next")
+    page.wait_for_function("document.getElementById('replay-at').textContent === 'move 2 of 2'")
+    shot(page, "play-replay")
+    page.click("#replay-exit")
+    page.click("#rematch")
+    page.wait_for_function(f"window.piramida.game().id !== '{game_id}'")
+    assert game(page)["state"]["breaker"] == 1  # G13: the other player breaks the next frame

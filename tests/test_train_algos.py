@@ -1,0 +1,83 @@
+"""SAC and MaskablePPO (with a self-play league) train, checkpoint and resume to the same weights.
+
+SAC resumes with its replay buffer; MaskablePPO plays the assisted mode against a league
+of `random` and `self`, whose draws (seed 0: `self` in both rounds) put the learner against
+its live policy first and then against its first checkpoint, loaded mid-run.
+"""
+
+from __future__ import annotations
+
+import pickle
+import zipfile
+from pathlib import Path
+
+import pytest
+from test_train_cli import same_weights
+
+from piramida.cli.main import main
+from piramida.training import checkpoint
+
+SAC = """
+algo = "sac"
+tables = 2
+shot-limit = 4
+[hyperparameters]
+learning_starts = 16
+batch_size = 16
+buffer_size = 500
+"""
+MASKABLE = """
+algo = "maskable-ppo"
+action-mode = "assisted"
+tables = 8
+shot-limit = 4
+league = "random,self"
+[hyperparameters]
+n_steps = 4
+batch_size = 16
+n_epochs = 2
+"""
+
+
+def whole_and_resumed(tmp_path: Path, text: str, round_: int) -> tuple[Path, Path]:
+    """Two rounds in one go; and one round, then resumed to two."""
+    config = tmp_path / "config.toml"
+    config.write_text(text)
+    common = ["train", "--config", str(config), "--no-progress", "--device", "cpu"]
+    common += ["--checkpoint-every", str(round_), "--seed", "0"]
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    assert main([*common, "--out", str(whole), "--steps", str(2 * round_)]) == 0
+    assert main([*common, "--out", str(parts), "--steps", str(round_)]) == 0
+    assert main(["train", "--resume", "--out", str(parts), "--steps", str(2 * round_), "--no-progress"]) == 0
+    return whole / "final.zip", parts / "final.zip"
+
+
+def resume_state(path: Path) -> dict:
+    with zipfile.ZipFile(path) as archive:
+        return pickle.loads(archive.read(checkpoint.RESUME))
+
+
+def test_sac_resumes_with_its_replay_buffer_to_the_same_weights(tmp_path: Path) -> None:
+    whole, resumed = whole_and_resumed(tmp_path, SAC, 8 * 2)
+    with zipfile.ZipFile(whole) as archive:
+        assert checkpoint.BUFFER in archive.namelist()
+    assert same_weights(whole, resumed)
+    meta = checkpoint.read_meta(resumed)
+    assert meta is not None and (meta["algo"], meta["steps"]) == ("sac", 32)
+
+
+def test_maskable_ppo_against_its_own_checkpoints_resumes_to_the_same_weights(tmp_path: Path) -> None:
+    whole, resumed = whole_and_resumed(tmp_path, MASKABLE, 4 * 8)
+    assert same_weights(whole, resumed)
+    for path in (whole, resumed):
+        league = resume_state(path)["league"]
+        assert league["round"] == 1
+        assert league["playing"].endswith("checkpoints/step-000000032.zip")  # its first checkpoint
+    meta = checkpoint.read_meta(whole)
+    assert meta is not None and (meta["algo"], meta["action_mode"]) == ("maskable-ppo", "assisted")
+
+
+@pytest.fixture(autouse=True)
+def _no_leftovers(tmp_path: Path) -> None:
+    yield
+    assert not list(tmp_path.rglob("*.tmp"))

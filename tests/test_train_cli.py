@@ -1,0 +1,221 @@
+"""`piramida train`: logs and checkpoints are written, a resumed run ends where an uninterrupted one does.
+
+Tiny runs (8 tables, PPO rollouts of 8 moves per table = 64 learner moves, frames cut after
+4 moves so that some end) in one process, so the env compiles once for the module.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+import torch
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from piramida.cli.main import main
+from piramida.training import checkpoint
+
+TINY = """
+tables = 8
+shot-limit = 4
+[hyperparameters]
+n_steps = 8
+batch_size = 32
+n_epochs = 2
+"""
+ROUND = 8 * 8  # learner moves in one PPO rollout
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("config") / "tiny.toml"
+    path.write_text(TINY)
+    return path
+
+
+def train(config: Path, out: Path, *flags: str) -> int:
+    return main(
+        ["train", "--config", str(config), "--out", str(out), "--no-progress", "--device", "cpu", *flags]
+    )
+
+
+@pytest.fixture(scope="module")
+def whole(config: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An uninterrupted run of three rollouts, a checkpoint after each."""
+    out = tmp_path_factory.mktemp("whole")
+    assert train(config, out, "--steps", str(3 * ROUND), "--checkpoint-every", str(ROUND), "--seed", "3") == 0
+    return out
+
+
+def weights(path: Path) -> dict[str, torch.Tensor]:
+    """Every tensor of a checkpoint's torch files (networks and optimizers), by a path of keys."""
+    out: dict[str, torch.Tensor] = {}
+
+    def collect(prefix: str, value: object) -> None:
+        if isinstance(value, torch.Tensor):
+            out[prefix] = value
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                collect(f"{prefix}.{key}", item)
+        elif isinstance(value, list | tuple):
+            for key, item in enumerate(value):
+                collect(f"{prefix}.{key}", item)
+
+    with zipfile.ZipFile(path) as archive:
+        for name in archive.namelist():
+            if name.endswith(".pth"):
+                collect(name, torch.load(io.BytesIO(archive.read(name)), weights_only=False))
+    return out
+
+
+def same_weights(a: Path, b: Path) -> bool:
+    wa, wb = weights(a), weights(b)
+    return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+def test_a_run_writes_tensorboard_figures_and_checkpoints_with_metadata(whole: Path) -> None:
+    steps = [int(p.stem.split("-")[1]) for p in sorted((whole / "checkpoints").glob("step-*.zip"))]
+    assert steps == [ROUND, 2 * ROUND, 3 * ROUND]
+    meta = checkpoint.read_meta(whole / "final.zip")
+    assert meta is not None
+    assert (meta["format"], meta["algo"], meta["variant"], meta["action_mode"]) == (
+        "piramida-checkpoint",
+        "ppo",
+        "free",
+        "raw",
+    )
+    assert meta["steps"] == 3 * ROUND and meta["final"] is True
+    assert meta["config"]["tables"] == 8 and meta["config"]["seed"] == 3 and meta["shot_limit"] == 4
+    assert {"piramida", "jax", "torch", "stable-baselines3"} <= set(meta["versions"])
+    assert not list(whole.rglob("*.tmp"))  # atomic writes leave no temporary files
+
+    events = EventAccumulator(str(whole / "tensorboard"))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    expected = {
+        "rollout/ep_rew_mean",
+        "rollout/ep_len_mean",
+        "piramida/win_rate",
+        "piramida/points_per_game",
+        "piramida/pot_rate",
+        "piramida/fouls_per_shot",
+        "time/shots_per_second",
+        "train/loss",
+        "train/value_loss",
+    }
+    assert expected <= tags, expected - tags
+    # Frames are cut after 4 moves: every ended frame is at most 4 moves long.
+    lengths = [e.value for e in events.Scalars("rollout/ep_len_mean")]
+    assert lengths and all(1 <= v <= 4 for v in lengths)
+    assert all(0.0 <= e.value <= 1.0 for e in events.Scalars("piramida/win_rate"))
+    assert [e.step for e in events.Scalars("time/total_timesteps")][-1] == 3 * ROUND
+
+
+def test_a_resumed_run_ends_with_the_uninterrupted_runs_weights(
+    config: Path, whole: Path, tmp_path: Path
+) -> None:
+    # "Killed" after its first checkpoint: a run of one rollout, then resumed to three.
+    assert (
+        train(config, tmp_path, "--steps", str(ROUND), "--checkpoint-every", str(ROUND), "--seed", "3") == 0
+    )
+    assert not same_weights(tmp_path / "final.zip", whole / "final.zip")
+    assert train(config, tmp_path, "--resume", "--steps", str(3 * ROUND)) == 0
+    assert same_weights(tmp_path / "final.zip", whole / "final.zip")
+    meta = checkpoint.read_meta(tmp_path / "final.zip")
+    assert meta is not None and meta["steps"] == 3 * ROUND
+
+
+def test_a_checkpoint_plays_in_eval(whole: Path) -> None:
+    from piramida.evaluation.roster import check_name, load_policy
+
+    assert check_name(str(whole / "final.zip")) == str(whole / "final.zip")
+    agent = load_policy(str(whole / "final.zip"), 0.0)
+    assert agent._policy.settings.shot_limit == 4  # played through the encoding it was trained with
+
+
+def resume_error(config: Path, out: Path, path: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> str:
+    assert train(config, out, "--resume", str(path), *flags) == 2
+    return capsys.readouterr().err
+
+
+def test_foreign_and_corrupt_checkpoints_are_named_and_refused(
+    config: Path, whole: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = tmp_path / "notes.zip"
+    text.write_text("not a checkpoint")
+    err = resume_error(config, tmp_path, text, capsys)
+    assert f"--resume: {text}: not a piramida checkpoint (not a zip file" in err
+
+    from stable_baselines3 import PPO
+
+    plain = tmp_path / "plain.zip"
+    PPO("MlpPolicy", "CartPole-v1", n_steps=8, batch_size=8).save(plain)
+    err = resume_error(config, tmp_path, plain, capsys)
+    assert f"{plain}: not a piramida checkpoint (a stable-baselines3 model without piramida metadata" in err
+
+    good = (whole / "final.zip").read_bytes()
+    truncated = tmp_path / "truncated.zip"
+    truncated.write_bytes(good[: len(good) // 2])
+    # (What is left may even parse as a zip: torch's own zip of the weights lies inside.)
+    assert f"{truncated}: not a piramida checkpoint (" in resume_error(config, tmp_path, truncated, capsys)
+    with zipfile.ZipFile(whole / "final.zip") as archive:
+        info = archive.getinfo("policy.pth")
+    damaged = tmp_path / "damaged.zip"
+    middle = info.header_offset + 100 + info.compress_size // 2
+    damaged.write_bytes(good[:middle] + bytes([good[middle] ^ 0xFF]) + good[middle + 1 :])
+    assert f"{damaged}: corrupt checkpoint" in resume_error(config, tmp_path, damaged, capsys)
+
+    err = resume_error(config, tmp_path, whole / "final.zip", capsys, "--variant", "classic")
+    assert "checkpoint of another run: it has variant 'free' (this run: 'classic')" in err
+    err = resume_error(config, tmp_path, whole / "final.zip", capsys, "--action-mode", "assisted")
+    assert "action-mode 'raw' (this run: 'assisted')" in err
+    assert not list(tmp_path.glob("checkpoints/*"))  # nothing was trained
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--tables", "0"], "--tables: expected an integer >= 1, got 0"),
+        (["--algo", "a2c"], "--algo: expected one of ppo, sac, maskable-ppo, got 'a2c'"),
+        (["--algo", "sac", "--action-mode", "assisted"], "--algo: sac needs continuous actions"),
+        (["--variant", "snooker"], "--variant: expected one of free, combined, dynamic, classic"),
+        (["--noise", "loud"], "--noise: noise: unknown level 'loud'"),
+        (["--opponent", "nobody"], "--opponent: 'nobody' is neither a bot"),
+        (["--league", "random,search:hard"], "--league: 'search:hard': search levels are easy, medium"),
+        (["--device", "tpu"], "--device: expected one of cpu, cuda, auto"),
+        (["--resume"], "--resume: no checkpoint in"),
+    ],
+)
+def test_bad_flags_exit_2_naming_the_flag(
+    flags: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["train", "--out", str(tmp_path), *flags]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bad_config_files_and_unparsable_flags_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("tables = [")
+    assert main(["train", "--config", str(bad), "--out", str(tmp_path)]) == 2
+    assert f"--config: {bad} is not valid TOML" in capsys.readouterr().err
+    bad.write_text("tabels = 4\n")
+    assert main(["train", "--config", str(bad), "--out", str(tmp_path)]) == 2
+    assert "unknown setting 'tabels'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "--tables", "many"])
+    assert exit_.value.code == 2
+    assert "--tables: invalid int value: 'many'" in capsys.readouterr().err
+
+
+def test_help_explains_every_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = capsys.readouterr().out
+    for flag in ("--algo", "--action-mode", "--variant", "--noise", "--tables", "--opponent", "--league"):
+        assert flag in text
+    for flag in ("--steps", "--seed", "--device", "--out", "--checkpoint-every", "--resume", "--config"):
+        assert flag in text

@@ -1,0 +1,134 @@
+"""The training run's stable-baselines3 callback: game metrics for TensorBoard, the league, the progress bar.
+
+Figures (TensorBoard tags), over the last `WINDOW` ended frames or the moves since the
+last write:
+
+| tag | meaning |
+|---|---|
+| `rollout/ep_rew_mean` | return of a frame (points won minus conceded, +-1 for the result) |
+| `rollout/ep_len_mean` | learner moves in a frame |
+| `piramida/win_rate` | frames won out of frames ended (a frame cut by the shot limit is not won) |
+| `piramida/points_per_game` | the learner's score when its frame ended |
+| `piramida/pot_rate` | learner shots that were legal and scored |
+| `piramida/fouls_per_shot` | learner shots with a foul |
+| `time/shots_per_second` | learner moves (shots and decisions, all tables) per second of this process |
+
+SB3 adds its losses (`train/...`). Everything is written at the step count
+(`num_timesteps`), so a resumed run continues the same curves.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Any
+
+import numpy as np
+from rich.progress import Progress, TaskID
+from stable_baselines3.common.callbacks import BaseCallback
+
+from piramida.training.league import League
+
+WINDOW = 100  # ended frames in the rolling figures
+
+
+class TrainingCallback(BaseCallback):
+    """Counts the games' figures, writes them every `log_every` moves, draws the league, moves the bar.
+
+    Args:
+      tables: the vector env's tables.
+      log_every: learner moves between TensorBoard writes.
+      league: the opponents (drawn at the start of each rollout).
+      progress: a rich progress bar and its task, or None.
+
+    """
+
+    def __init__(
+        self, tables: int, log_every: int, league: League, progress: tuple[Progress, TaskID] | None = None
+    ) -> None:
+        """Start with empty windows (`set_state` puts a checkpoint's back)."""
+        super().__init__()
+        self.log_every, self.league, self.progress = log_every, league, progress
+        self.returns = np.zeros(tables)
+        self.lengths = np.zeros(tables, np.int64)
+        self.frames: deque[tuple[float, int, bool, float]] = deque(maxlen=WINDOW)
+        self.shots = self.pots = self.fouls = 0
+        self.next_write = log_every  # the first write follows the first round (and its update)
+        self.started: float | None = None  # when this process started training, and at what step
+        self.started_at = 0
+
+    def state(self) -> dict[str, Any]:
+        """What a checkpoint keeps of the figures (frames in progress and the windows)."""
+        return {
+            "returns": self.returns.copy(),
+            "lengths": self.lengths.copy(),
+            "frames": list(self.frames),
+            "counts": (self.shots, self.pots, self.fouls),
+            "next_write": self.next_write,
+        }
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Put back what `state` took."""
+        self.returns, self.lengths = state["returns"].copy(), state["lengths"].copy()
+        self.frames = deque(state["frames"], maxlen=WINDOW)
+        self.shots, self.pots, self.fouls = state["counts"]
+        self.next_write = state["next_write"]
+
+    def _on_training_start(self) -> None:
+        if self.started is None:
+            self.started, self.started_at = time.perf_counter(), self.num_timesteps
+        self.league.follow(self.num_timesteps)
+
+    def _on_rollout_start(self) -> None:
+        self.league.follow(self.num_timesteps)
+        if self.num_timesteps >= self.next_write:
+            self.write()
+
+    def _on_step(self) -> bool:
+        rewards, dones, infos = self.locals["rewards"], self.locals["dones"], self.locals["infos"]
+        self.returns += rewards
+        self.lengths += 1
+        for i, info in enumerate(infos):
+            if info.get("shot"):
+                self.shots += 1
+                self.pots += int(bool(info["legal"]) and (any(info["scored"]) or info["points"][0] > 0))
+                self.fouls += int(info["fouls"] != 0)
+            if dones[i]:
+                won = info["winner"] == 0
+                self.frames.append(
+                    (float(self.returns[i]), int(self.lengths[i]), won, float(info["score"][0]))
+                )
+                self.returns[i], self.lengths[i] = 0.0, 0
+        if self.progress is not None:
+            bar, task = self.progress
+            bar.update(task, completed=self.num_timesteps, rate=self.rate())
+        return True
+
+    def _on_training_end(self) -> None:
+        self.write()
+
+    def rate(self) -> float:
+        """Learner moves per second since this process started training."""
+        seconds = time.perf_counter() - self.started if self.started is not None else 0.0
+        return (self.num_timesteps - self.started_at) / seconds if seconds > 0 else 0.0
+
+    def write(self) -> None:
+        """Record the figures and write them (and SB3's pending losses) at the step count."""
+        record = self.logger.record
+        if self.frames:
+            returns, lengths, won, points = (
+                np.asarray(column, float) for column in zip(*self.frames, strict=True)
+            )
+            record("rollout/ep_rew_mean", float(returns.mean()))
+            record("rollout/ep_len_mean", float(lengths.mean()))
+            record("piramida/win_rate", float(won.mean()))
+            record("piramida/points_per_game", float(points.mean()))
+        if self.shots:
+            record("piramida/pot_rate", self.pots / self.shots)
+            record("piramida/fouls_per_shot", self.fouls / self.shots)
+        record("time/shots_per_second", self.rate())
+        record("time/total_timesteps", self.num_timesteps)
+        record("piramida/frames_in_window", len(self.frames))
+        self.logger.dump(step=self.num_timesteps)
+        self.shots = self.pots = self.fouls = 0
+        self.next_write = (self.num_timesteps // self.log_every + 1) * self.log_every
