@@ -29,7 +29,8 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "--bot",
         default="search",
-        help="search, greedy or random (default: %(default)s); trained checkpoints are not supported yet",
+        help="search, greedy, random, or a saved policy: a `piramida train` checkpoint or an SB3 .zip "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--level", choices=LEVELS, default="strong", help="the search bot's level (default: %(default)s)"
@@ -52,16 +53,20 @@ def add_parser(commands: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def check_bot(name: str) -> str | None:
-    """None if `name` is a bot this app can play; else why not."""
+def check_bot(name: str, noise_level: str) -> str | None:
+    """None if `name` is a bot this app can play (a bot, or a saved policy that loads); else why not."""
     if name in BOTS:
         return None
     if Path(name).exists() or "/" in name or name.endswith(".zip"):
-        return (
-            f"--bot {name}: trained checkpoints cannot be played yet (a later issue adds them); "
-            f"choose one of {', '.join(BOTS)}"
-        )
-    return f"--bot: unknown bot {name!r}; choose one of {', '.join(BOTS)}"
+        from piramida.physics import noise
+        from piramida.training.players import PolicyError, load_policy
+
+        try:
+            load_policy(name, noise.level(noise_level))
+        except PolicyError as error:
+            return f"--bot {error}"
+        return None
+    return f"--bot: unknown bot {name!r}; choose one of {', '.join(BOTS)} or a saved policy (.zip)"
 
 
 def free_port(host: str) -> int:
@@ -74,7 +79,7 @@ def free_port(host: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; exit status 2 for a bad option."""
-    problem = check_bot(args.bot)
+    problem = check_bot(args.bot, args.noise)
     if problem:
         print(f"piramida play: {problem}", file=sys.stderr)
         return 2

@@ -4,11 +4,8 @@ A name is checked when the command line is read, so a typo fails before any game
 the bot itself is built per noise level, because the search bot plans for the noise of the
 games it plays (`agents.PLANNERS`).
 
-A saved policy is a stable-baselines3 `.zip` (PPO, SAC or MaskablePPO); it plays through
-the environments' encoding (`envs.opponents`): the one a `piramida train` checkpoint names
-in its metadata (its action mode, observation and shot limit), else the default (raw
-actions, flat observations). It is accepted only if it loads and answers a move, so that a
-checkpoint of another kind is rejected up front.
+A saved policy (a stable-baselines3 `.zip`, `training.players`) is accepted only if it
+loads and answers a move, so that a checkpoint of another kind is rejected up front.
 """
 
 from __future__ import annotations
@@ -17,14 +14,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import jax
-import jax.numpy as jnp
-
 from piramida.agents import AGENTS, PLANNERS, Agent, make_agent
 from piramida.agents.search import DEFAULT_LEVEL, LEVELS
-from piramida.rules import ids
-from piramida.rules import state as st
-from piramida.rules.game import Move
+from piramida.training import players
+from piramida.training.players import PolicyAgent
 
 
 def is_path(name: str) -> bool:
@@ -72,46 +65,12 @@ def canonical(name: str) -> str:
     return f"search:{DEFAULT_LEVEL}" if name == "search" else name
 
 
-class PolicyAgent:
-    """A saved policy as an `Agent`: it sees the table through the environments' encoding."""
-
-    def __init__(self, path: str, magnitude: float) -> None:
-        """Load the policy at `path` for games with execution noise `magnitude`."""
-        from piramida.envs import core
-        from piramida.envs.opponents import ObservationOpponent, resolve
-        from piramida.training import checkpoint
-
-        self.name = path
-        meta = checkpoint.read_meta(path, required=False)
-        if meta is None:  # a plain SB3 model: the default encoding
-            self._policy = resolve(path, core.Settings(noise=magnitude))
-            return
-        # A `piramida train` checkpoint plays through the encoding it was trained with.
-        settings = core.Settings(
-            action_mode=meta["action_mode"],
-            observation=meta["observation"],
-            noise=magnitude,
-            shot_limit=meta["shot_limit"],
-        )
-        policy, _ = checkpoint.policy_function(path)
-        self._policy = ObservationOpponent(settings, policy, path)
-
-    def act(self, states: st.GameState, keys: Any) -> Move:
-        """The policy's moves: states (B,), keys (B, 2)."""
-        return self._policy(states, keys)
-
-
 def load_policy(path: str, magnitude: float) -> PolicyAgent:
-    """The saved policy at `path`, tried on one fresh table; ArgumentTypeError if that fails."""
-    if not Path(path).is_file():
-        raise argparse.ArgumentTypeError(f"agent {path!r}: no such file (a saved policy is a .zip file)")
+    """The saved policy at `path` (`training.players.load_policy`); ArgumentTypeError if it fails."""
     try:
-        agent = PolicyAgent(path, magnitude)
-        state = st.new_games(jnp.asarray([ids.FREE]), jax.random.PRNGKey(0)[None], jnp.zeros(1, jnp.int32))
-        jax.block_until_ready(agent.act(state, jax.random.PRNGKey(1)[None]))
-    except Exception as error:  # any failure to load or to move means: not a usable policy
-        raise argparse.ArgumentTypeError(f"agent {path!r}: cannot load it as a policy ({error})") from error
-    return agent
+        return players.load_policy(path, magnitude)
+    except players.PolicyError as error:
+        raise argparse.ArgumentTypeError(f"agent {error}") from error
 
 
 def build(name: str, magnitude: float) -> Agent:

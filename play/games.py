@@ -37,6 +37,7 @@ from piramida.rules import state as st
 from piramida.rules import verdict as vd
 from piramida.rules.decisions import Decision
 from piramida.rules.fields import FieldError, read_bool, read_int, read_number, read_object
+from piramida.training.players import load_policy
 
 VERSION = 1
 BOTS = ("search", "greedy", "random")
@@ -73,7 +74,8 @@ class Settings:
         fields = read_object(value, "settings", tuple(asdict(defaults)))
         out = asdict(defaults) | fields
         _choice(out["variant"], "settings.variant", ids.VARIANT_NAMES)
-        _choice(out["bot"], "settings.bot", BOTS)
+        # A saved policy only as the server's own bot: a page never names a file to load.
+        _choice(out["bot"], "settings.bot", BOTS if defaults.bot in BOTS else (*BOTS, defaults.bot))
         _choice(out["level"], "settings.level", LEVELS)
         _choice(out["noise"], "settings.noise", tuple(noise.LEVELS))
         read_int(out["human"], "settings.human", 0, 1)
@@ -88,6 +90,8 @@ def _choice(value: Any, path: str, names: tuple[str, ...]) -> str:
 
 
 def _agent_of(settings: Settings) -> Agent:
+    if settings.bot not in BOTS:
+        return load_policy(settings.bot, noise.level(settings.noise))
     kwargs: dict[str, Any] = {}
     if settings.bot in PLANNERS:
         kwargs = {"level": settings.level, "noise_level": settings.noise}

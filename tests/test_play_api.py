@@ -205,8 +205,25 @@ def test_the_shot_clock_of_G26(tmp_path: Path) -> None:
     assert "shot clock ran out" in response.json()["move"]["words"][0]
 
 
-def test_cli_refuses_a_checkpoint_bot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_refuses_a_file_that_is_not_a_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     checkpoint = tmp_path / "policy.zip"
     checkpoint.write_bytes(b"")
     assert main(["play", "--bot", str(checkpoint), "--no-browser", "--state-dir", str(tmp_path)]) == 2
-    assert "trained checkpoints cannot be played yet" in capsys.readouterr().err
+    assert f"--bot '{checkpoint}': cannot load it as a policy" in capsys.readouterr().err
+
+
+def test_a_saved_policy_is_the_bot_and_a_page_cannot_name_another_file(tmp_path: Path) -> None:
+    from stable_baselines3 import PPO
+
+    from piramida.envs.sb3 import SB3VecEnv
+
+    path = str(tmp_path / "policy.zip")
+    PPO("MlpPolicy", SB3VecEnv(2, shot_limit=4), n_steps=8, batch_size=8, device="cpu", seed=0).save(path)
+    client = TestClient(create_app(tmp_path / "games", Settings(bot=path, noise="none")))
+    game = new_game(client, state=NEAR_END | {"turn": 1})
+    response = client.post(f"/api/games/{game['id']}/bot", json={})
+    assert response.status_code == 200, response.text
+    assert response.json()["game"]["seq"] == 1 and response.json()["move"]["verdict"]["valid"]
+    other = tmp_path / "other.zip"
+    response = client.post("/api/games", json={"settings": {"bot": str(other)}})
+    assert response.status_code == 422 and "settings.bot" in response.json()["error"]

@@ -1,0 +1,65 @@
+"""A saved policy as a player: what `piramida eval` and `piramida play` put at the table.
+
+A saved policy is a stable-baselines3 `.zip` (PPO, SAC or MaskablePPO); it plays through
+the environments' encoding (`envs.opponents`): the one a `piramida train` checkpoint names
+in its metadata (its action mode, observation and shot limit), else the default (raw
+actions, flat observations). `load_policy` accepts a file only if it loads and answers a
+move on a fresh table, so that a file of another kind is rejected before any game.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from piramida.rules import ids
+from piramida.rules import state as st
+from piramida.rules.game import Move
+
+
+class PolicyError(ValueError):
+    """A file that cannot play as a policy; the message names it and says why."""
+
+
+class PolicyAgent:
+    """A saved policy as an `Agent`: it sees the table through the environments' encoding."""
+
+    def __init__(self, path: str, magnitude: float) -> None:
+        """Load the policy at `path` for games with execution noise `magnitude`."""
+        from piramida.envs import core
+        from piramida.envs.opponents import ObservationOpponent, resolve
+        from piramida.training import checkpoint
+
+        self.name = path
+        meta = checkpoint.read_meta(path, required=False)
+        if meta is None:  # a plain SB3 model: the default encoding
+            self._policy = resolve(path, core.Settings(noise=magnitude))
+            return
+        settings = core.Settings(
+            action_mode=meta["action_mode"],
+            observation=meta["observation"],
+            noise=magnitude,
+            shot_limit=meta["shot_limit"],
+        )
+        policy, _ = checkpoint.policy_function(path)
+        self._policy = ObservationOpponent(settings, policy, path)
+
+    def act(self, states: st.GameState, keys: Any) -> Move:
+        """The policy's moves: states (B,), keys (B, 2)."""
+        return self._policy(states, keys)
+
+
+def load_policy(path: str, magnitude: float) -> PolicyAgent:
+    """The saved policy at `path`, tried on one fresh table; PolicyError if that fails."""
+    if not Path(path).is_file():
+        raise PolicyError(f"{path!r}: no such file (a saved policy is a .zip file)")
+    try:
+        agent = PolicyAgent(path, magnitude)
+        state = st.new_games(jnp.asarray([ids.FREE]), jax.random.PRNGKey(0)[None], jnp.zeros(1, jnp.int32))
+        jax.block_until_ready(agent.act(state, jax.random.PRNGKey(1)[None]))
+    except Exception as error:  # any failure to load or to move means: not a usable policy
+        raise PolicyError(f"{path!r}: cannot load it as a policy ({error})") from error
+    return agent
