@@ -7,7 +7,6 @@ import socket
 import sys
 import threading
 import webbrowser
-from pathlib import Path
 from typing import Any
 
 from piramida.rules import ids
@@ -57,16 +56,16 @@ def check_bot(name: str, noise_level: str) -> str | None:
     """None if `name` is a bot this app can play (a bot, or a saved policy that loads); else why not."""
     if name in BOTS:
         return None
-    if Path(name).exists() or "/" in name or name.endswith(".zip"):
-        from piramida.physics import noise
-        from piramida.training.players import PolicyError, load_policy
+    from piramida.physics import noise
+    from piramida.training.players import PolicyError, load_policy, names_a_file
 
-        try:
-            load_policy(name, noise.level(noise_level))
-        except PolicyError as error:
-            return f"--bot {error}"
-        return None
-    return f"--bot: unknown bot {name!r}; choose one of {', '.join(BOTS)} or a saved policy (.zip)"
+    if not names_a_file(name):
+        return f"--bot: unknown bot {name!r}; choose one of {', '.join(BOTS)} or a saved policy (.zip)"
+    try:
+        load_policy(name, noise.level(noise_level))
+    except PolicyError as error:
+        return f"--bot {error}"
+    return None
 
 
 def free_port(host: str) -> int:

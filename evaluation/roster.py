@@ -11,7 +11,6 @@ loads and answers a move, so that a checkpoint of another kind is rejected up fr
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from piramida.agents import AGENTS, PLANNERS, Agent, make_agent
@@ -20,14 +19,9 @@ from piramida.training import players
 from piramida.training.players import PolicyAgent
 
 
-def is_path(name: str) -> bool:
-    """Whether an agent name means a saved policy (a .zip, or anything with a folder in it)."""
-    return name.endswith(".zip") or "/" in name or Path(name).exists()
-
-
 def check_name(name: str) -> str:
     """`name` if it names a bot or a loadable saved policy; else ArgumentTypeError saying why."""
-    if is_path(name):
+    if players.names_a_file(name):
         load_policy(name, 0.0)
         return name
     bot, _, level = name.partition(":")
@@ -75,7 +69,7 @@ def load_policy(path: str, magnitude: float) -> PolicyAgent:
 
 def build(name: str, magnitude: float) -> Agent:
     """The player called `name` (a checked name) for games with execution noise `magnitude`."""
-    if is_path(name):
+    if players.names_a_file(name):
         return load_policy(name, magnitude)
     bot, _, level = name.partition(":")
     kwargs: dict[str, Any] = {"noise_level": magnitude} if bot in PLANNERS else {}

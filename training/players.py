@@ -20,6 +20,11 @@ from piramida.rules import state as st
 from piramida.rules.game import Move
 
 
+def names_a_file(name: str) -> bool:
+    """Whether a player's name means a saved policy (a .zip, or anything with a folder in it)."""
+    return name.endswith(".zip") or "/" in name or Path(name).exists()
+
+
 class PolicyError(ValueError):
     """A file that cannot play as a policy; the message names it and says why."""
 
