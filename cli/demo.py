@@ -1,9 +1,17 @@
-"""`piramida demo`: a break on the default table, its event summary and a picture."""
+"""`piramida demo`, the main job: a break with its event summary and picture, then learning to play.
+
+After the break it trains a policy for a few thousand moves with the recommended recipe
+(`RECIPE`: MaskablePPO on the assisted actions against `greedy`, Free pyramid, `pro`
+noise; the README's training section says why) and evaluates it against `random` and
+`greedy`, so that a newcomer sees the pot rate climb and the report with its learning
+curves. `--train-steps 0` stops after the break.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -31,11 +39,63 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--speed", type=float, default=8.0, help="cue speed, m/s (default: %(default)s)")
     parser.add_argument("--phi", type=float, default=90.0, help="aim, degrees (default: %(default)s)")
     parser.add_argument("--side", type=float, default=0.0, help="side tip offset a, in R (default: 0)")
+    parser.add_argument(
+        "--train-steps",
+        type=int,
+        default=4096,
+        help="learner moves of the short training run (default: %(default)s; 0: none)",
+    )
+    parser.add_argument(
+        "--games", type=int, default=64, help="games per pair in the evaluation (default: %(default)s)"
+    )
     parser.set_defaults(run=run)
 
 
+# The recommended recipe (README, "Training"): what `--train-steps` runs.
+RECIPE = (
+    "--algo", "maskable-ppo", "--action-mode", "assisted", "--opponent", "greedy",
+    "--variant", "free", "--noise", "pro", "--tables", "16", "--seed", "0",
+)  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> int:
-    """Simulate and report."""
+    """The break, then the short training run and its evaluation."""
+    for flag, value in (("--train-steps", args.train_steps), ("--games", args.games)):
+        if value < 0 or (flag == "--games" and value < 1):
+            print(f"piramida demo: error: {flag}: expected a positive integer, got {value}", file=sys.stderr)
+            return 2
+    break_shot(args)
+    return learn(Path(args.out), args.train_steps, args.games) if args.train_steps else 0
+
+
+def learn(out: Path, steps: int, games: int) -> int:
+    """Train with `RECIPE` for `steps` moves into out/train, then evaluate it into out/eval."""
+    from piramida.cli.main import main
+    from piramida.evaluation import curves
+
+    console = Console()
+    console.rule("learning to play Free pyramid: MaskablePPO against greedy")
+    every = str(max(1024, steps // 4))
+    status = main(
+        ["train", *RECIPE, "--steps", str(steps), "--checkpoint-every", every, "--out", str(out / "train")]
+    )
+    if status != 0:
+        return status
+    pots = curves.read(out / "train").get("piramida/pot_rate", [])
+    if pots:
+        (first_step, first), (last_step, last) = pots[0], pots[-1]
+        console.print(
+            f"pot success rate while training: {100 * first:.0f} % (first {first_step} moves) -> "
+            f"{100 * last:.0f} % (at {last_step}); see it with tensorboard --logdir {out / 'train'}"
+        )
+    agents = f"{out / 'train' / 'final.zip'},random,greedy"
+    return main(
+        ["eval", "--agents", agents, "--variants", "free", "--games", str(games), "--out", str(out / "eval")]
+    )
+
+
+def break_shot(args: argparse.Namespace) -> None:
+    """Simulate the break and report it."""
     from piramida.envs.render import draw_shot, shot_paths  # matplotlib: only this command needs it
 
     console = Console()
@@ -85,4 +145,3 @@ def run(args: argparse.Namespace) -> int:
     )
     (out / "break.json").write_text(json.dumps(shot, indent=1) + "\n")
     console.print(f"wrote {picture} and {out / 'break.json'} (simulated in {elapsed:.1f} s)")
-    return 0

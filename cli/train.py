@@ -1,4 +1,4 @@
-"""`piramida train`: stable-baselines3 PPO, SAC or MaskablePPO on the batched env; checkpoints, resume.
+"""`piramida train`: stable-baselines3 PPO, SAC or MaskablePPO, or a JAX-native PPO; checkpoints, resume.
 
 Settings come from the defaults, then `--config FILE` (TOML, the flags' names), then a
 resumed checkpoint's own config, then the flags given. Bad input (a bad flag value, a
@@ -22,7 +22,8 @@ def add_parser(commands: Any) -> None:
     """Register the subcommand."""
     parser = commands.add_parser(
         "train",
-        help="train a policy with stable-baselines3 (PPO, SAC, MaskablePPO): logs, checkpoints, resume",
+        help="train a policy (stable-baselines3 PPO, SAC, MaskablePPO, or JAX-native PPO): logs, "
+        "checkpoints, resume",
         description="Train a policy on --tables tables stepped together, against a bot, a saved "
         "policy or a league. Writes TensorBoard logs (OUT/tensorboard), a checkpoint every "
         "--checkpoint-every learner moves (OUT/checkpoints/step-N.zip) and OUT/final.zip, which "
@@ -30,7 +31,11 @@ def add_parser(commands: Any) -> None:
         "resumed checkpoint's < flags.",
     )
     add = parser.add_argument
-    add("--algo", help="ppo (default), sac (raw actions) or maskable-ppo (assisted actions)")
+    add(
+        "--algo",
+        help="ppo (default), sac (raw actions), maskable-ppo (assisted actions), or jax-ppo (policy, env "
+        "and update in one jitted loop; either action mode; --opponent random or greedy, no league)",
+    )
     add("--action-mode", help="raw (default: 11 numbers in [-1, 1]) or assisted (ghost-ball candidates)")
     add("--variant", help=f"{', '.join(ids.VARIANT_NAMES)} (default: free)")
     add("--noise", help="execution noise for both players: none (default), pro, amateur or a magnitude")
@@ -48,9 +53,15 @@ def add_parser(commands: Any) -> None:
     add("--league-every", type=int, help="learner moves between league draws (default: one rollout)")
     add("--steps", type=int, help="learner moves (all tables) to train for (default: 100000)")
     add("--seed", type=int, help="seed of torch, numpy, the tables and the league (default: 0)")
-    add("--device", help="torch device: cpu, cuda or auto (default: auto)")
+    add("--device", help="torch device (jax-ppo: JAX's platform): cpu, cuda or auto (default: auto)")
     add("--checkpoint-every", type=int, help="learner moves between checkpoints (default: 10000)")
     add("--shot-limit", type=int, help="learner moves in a frame before it is cut (default: 200)")
+    add(
+        "--assisted-prior",
+        type=float,
+        help="assisted mode: the starting policy's probability of no aim, power or spin correction "
+        "(each head; the rest spread evenly; 0 = uniform; default: 0.9)",
+    )
     add("--out", help=f"output folder (default: {DEFAULT_OUT})")
     add(
         "--resume",
@@ -60,7 +71,13 @@ def add_parser(commands: Any) -> None:
         help="continue a run from CHECKPOINT, or without one from the latest in OUT/checkpoints; "
         "the result is what the uninterrupted run would have given (raise --steps to go further)",
     )
-    add("--config", metavar="FILE", help="TOML file of settings (same names; [hyperparameters] for SB3)")
+    add(
+        "--config",
+        metavar="FILE",
+        help="TOML file of settings (same names; [hyperparameters] for SB3, or jax-ppo's n_steps, "
+        "batch_size, n_epochs, learning_rate, gamma, gae_lambda, clip_range, ent_coef, vf_coef, "
+        "max_grad_norm, net_arch)",
+    )
     add("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(run=run)
 
@@ -79,6 +96,7 @@ FLAGS = (
     "device",
     "checkpoint_every",
     "shot_limit",
+    "assisted_prior",
     "out",
 )
 

@@ -124,7 +124,8 @@ def observe_states(states: st.GameState, shot_limit: Any, kind: str) -> Any:
 
 
 @jax.jit
-def _masks(states: st.GameState) -> Any:
+def legal_masks(states: st.GameState) -> Any:
+    """(B, sum(nvec)) the assisted mode's legal choices of a batch (`envs.actions`)."""
     found = cands.candidates(states, st.DEFAULT_DIMS, act.K)
     return jax.vmap(act.assisted_mask_table)(states, found)
 
@@ -142,7 +143,7 @@ def decode(states: st.GameState, actions: Any, mode: str) -> Move:
 decode_moves = jax.jit(decode, static_argnames=("mode",))
 
 
-def _split(keys: Any) -> tuple[Any, Any]:
+def split_keys(keys: Any) -> tuple[Any, Any]:
     both = jax.vmap(jax.random.split)(keys)
     return both[:, 0], both[:, 1]
 
@@ -152,9 +153,28 @@ def play_masked(
     states: st.GameState, moves: Move, keys: Any, active: Any, noise: Any
 ) -> tuple[st.GameState, Outcome, Any]:
     """`play` where `active`, the states unchanged elsewhere; and the next keys."""
-    keys, use = _split(keys)
+    keys, use = split_keys(keys)
     nxt, outcome = play(states, moves, use, noise)
     return where_tables(active, nxt, states), outcome, keys
+
+
+def to_move(states: st.GameState, player: int) -> Any:
+    """(B,) tables where `player` is to move in a game that goes on (traceable)."""
+    return (states.turn == player) & (states.phase != st.OVER)
+
+
+def refused(active: Any, outcome: Outcome) -> Any:
+    """(B,) tables where a move was played and the referee refused it (traceable)."""
+    return active & ((outcome.verdict.invalid != 0) | (outcome.decision_invalid != 0))
+
+
+def with_fallback(moves: Move, states: st.GameState, keys: Any, where: Any) -> Move:
+    """`moves`, but a random legal move where `where` (traceable).
+
+    A deterministic bot would repeat a move the referee refused (a shot whose event log
+    overflowed): where it did, a random legal move is played instead.
+    """
+    return where_tables(where, RandomAgent().act(states, keys), moves)
 
 
 @functools.partial(jax.jit, static_argnames=("mode",))
@@ -162,18 +182,21 @@ def _learner_step(
     states: st.GameState, actions: Any, keys: Any, noise: Any, mode: str
 ) -> tuple[st.GameState, Outcome, Any]:
     """Decode and play the learner's actions on every table where the learner is to move."""
-    active = (states.turn == LEARNER) & (states.phase != st.OVER)
-    return play_masked(states, decode(states, actions, mode), keys, active, noise)
+    return play_masked(states, decode(states, actions, mode), keys, to_move(states, LEARNER), noise)
+
+
+def rewards(before: st.GameState, after: st.GameState, point_reward: Any, win_reward: Any) -> Any:
+    """(B,) points won minus points conceded, and the win reward where a frame just ended (traceable)."""
+    gained = (after.score - before.score).astype(jnp.float64)
+    points = (gained[:, LEARNER] - gained[:, OPPONENT]) * point_reward
+    ended = (after.phase == st.OVER) & (before.phase != st.OVER)
+    result = jnp.where(after.winner == LEARNER, 1.0, jnp.where(after.winner == OPPONENT, -1.0, 0.0))
+    return points + jnp.where(ended, result * win_reward, 0.0)
 
 
 def reward_of(before: st.GameState, after: st.GameState, settings: Settings) -> np.ndarray:
-    """Points won minus points conceded, and the win reward where a frame just ended."""
-    gained = np.asarray(after.score - before.score, np.float64)
-    points = (gained[:, LEARNER] - gained[:, OPPONENT]) * settings.point_reward
-    ended = (np.asarray(after.phase) == st.OVER) & (np.asarray(before.phase) != st.OVER)
-    winner = np.asarray(after.winner)
-    result = np.where(winner == LEARNER, 1.0, np.where(winner == OPPONENT, -1.0, 0.0))
-    return points + np.where(ended, result * settings.win_reward, 0.0)
+    """`rewards` of a `Core` step, numpy."""
+    return np.asarray(rewards(before, after, settings.point_reward, settings.win_reward), np.float64)
 
 
 class Core:
@@ -198,7 +221,6 @@ class Core:
         # When a list, every kernel call's inputs are kept: (start balls, strikes), so a
         # benchmark can replay exactly the env's shots through the bare kernel.
         self.trace: list[tuple[Any, Any]] | None = None
-        self._fallback = RandomAgent()
 
     def _pad(self, x: np.ndarray) -> np.ndarray:
         extra = self.size - self.batch
@@ -220,20 +242,18 @@ class Core:
     def _opponent_moves(self) -> None:
         """Let the opponent move wherever it is its turn, until none is left."""
         assert self.states is not None
-        refused = jnp.zeros(self.size, bool)
+        refusals = jnp.zeros(self.size, bool)
         for _ in range(OPPONENT_MOVE_CAP):
-            active = (self.states.turn == OPPONENT) & (self.states.phase != st.OVER)
+            active = to_move(self.states, OPPONENT)
             if not bool(jnp.any(active)):
                 return
-            self.keys, use = _split(self.keys)
+            self.keys, use = split_keys(self.keys)
             moves = self.opponent(self.states, use)
-            if bool(jnp.any(refused)):
-                # A deterministic bot would repeat a move the referee refused (a shot whose
-                # event log overflowed): where it did, a random legal move is played instead.
-                moves = where_tables(refused, self._fallback.act(self.states, use), moves)
+            if bool(jnp.any(refusals)):
+                moves = with_fallback(moves, self.states, use, refusals)
             noise = self.settings.noise
             self.states, outcome, self.keys = play_masked(self.states, moves, self.keys, active, noise)
-            refused = active & ((outcome.verdict.invalid != 0) | (outcome.decision_invalid != 0))
+            refusals = refused(active, outcome)
             self._traced(outcome)
         raise RuntimeError(f"the opponent moved {OPPONENT_MOVE_CAP} times in a row on some table")
 
@@ -270,7 +290,7 @@ class Core:
     def action_masks(self) -> np.ndarray:
         """The assisted mode's masks (B, sum(nvec)) bool."""
         assert self.states is not None
-        return np.asarray(_masks(self.states))[: self.batch]
+        return np.asarray(legal_masks(self.states))[: self.batch]
 
     def info(self, outcome: Outcome | None) -> dict[str, np.ndarray]:
         """The referee's verdict of the learner's last shot and the game's standing, per table (numpy)."""

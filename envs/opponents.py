@@ -47,7 +47,13 @@ class ObservationOpponent:
         settings = self.settings
         seen = core.observe_states(states, settings.shot_limit, settings.observation)
         observations = jax.tree_util.tree_map(np.asarray, seen)
-        return core.decode_moves(states, self.policy(observations), settings.action_mode)
+        policy: Any = self.policy
+        if getattr(policy, "takes_masks", False) and settings.action_mode == "assisted":
+            # A policy that masks its choices (a jax-ppo checkpoint) gets the legal slots.
+            actions = policy(observations, np.asarray(core.legal_masks(states)))
+        else:
+            actions = policy(observations)
+        return core.decode_moves(states, actions, settings.action_mode)
 
 
 def _saved_policy(path: Path) -> ObservationPolicy:

@@ -1,8 +1,9 @@
 """report.md of a tournament: the cross-variant strength table, win rates, per-player figures, pictures.
 
 The pictures are PNG files beside the report, drawn with matplotlib (Agg): `ratings.png`,
-Elo per player in each variant and overall, and `win_rates.png`, one matrix per variant of
-the row player's win rate against the column player. Every number comes from the results
+Elo per player in each variant and overall, `win_rates.png`, one matrix per variant of
+the row player's win rate against the column player, and, when a player is a saved policy
+with its training logs beside it, `learning_curves.png` (`curves.py`). Every number comes from the results
 dict (`results.py`), so the report, results.json and results.csv cannot disagree.
 """
 
@@ -12,11 +13,14 @@ import math
 from pathlib import Path
 from typing import Any
 
+from piramida.evaluation import curves
 from piramida.evaluation.report import md_table, pct
 from piramida.physics.files import write_atomic
+from piramida.training.players import names_a_file
 
 RATINGS_PNG = "ratings.png"
 WIN_RATES_PNG = "win_rates.png"
+LEARNING_PNG = "learning_curves.png"
 
 
 def label(name: str) -> str:
@@ -180,8 +184,8 @@ def plot_win_rates(results: dict[str, Any], path: Path) -> Path:
     return path
 
 
-def markdown(results: dict[str, Any]) -> str:
-    """The report's text (pictures by their file names, in the same folder)."""
+def markdown(results: dict[str, Any], learning: bool = False) -> str:
+    """The report's text (pictures by their file names, in the same folder); `learning`: with the curves."""
     cfg = results["config"]
     parts = [
         "# Evaluation",
@@ -206,6 +210,15 @@ def markdown(results: dict[str, Any]) -> str:
         "",
         meetings_table(results),
     ]
+    if learning:
+        parts += [
+            "",
+            "## Learning curves",
+            "",
+            "The saved policies' training runs, from their TensorBoard logs (`piramida train`).",
+            "",
+            f"![learning curves]({LEARNING_PNG})",
+        ]
     if results.get("replays"):
         parts += ["", "## Replays", ""]
         for r in results["replays"]:
@@ -221,6 +234,20 @@ def write(results: dict[str, Any], folder: str | Path) -> Path:
     folder = Path(folder)
     plot_ratings(results, folder / RATINGS_PNG)
     plot_win_rates(results, folder / WIN_RATES_PNG)
+    runs = training_runs(results["config"]["agents"])
+    if runs:
+        curves.plot(runs, folder / LEARNING_PNG)
     path = folder / "report.md"
-    write_atomic(path, markdown(results))
+    write_atomic(path, markdown(results, learning=bool(runs)))
     return path
+
+
+def training_runs(agents: list[str]) -> dict[str, curves.Scalars]:
+    """The learning curves of the players that are saved policies with their training logs beside them."""
+    runs = {}
+    for name in agents:
+        folder = curves.run_folder(name) if names_a_file(name) else None
+        scalars = curves.read(folder) if folder is not None else {}
+        if scalars:
+            runs[label(name) if folder is None else f"{folder.name}/{label(name)}"] = scalars
+    return runs

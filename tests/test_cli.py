@@ -116,8 +116,9 @@ def test_simulate_reports_a_missing_file(capsys: pytest.CaptureFixture[str]) -> 
 
 @pytest.mark.slow
 def test_demo_breaks_the_rack_and_draws_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run_cli(["demo", "--out", str(tmp_path)], capsys)
+    status, out, _ = run_cli(["demo", "--out", str(tmp_path), "--train-steps", "0"], capsys)
     assert status == 0
+    assert not (tmp_path / "train").exists()
     shot = json.loads((tmp_path / "break.json").read_text())
     assert (tmp_path / "break.png").stat().st_size > 10_000
     assert not shot["overflow"]
@@ -129,3 +130,25 @@ def test_demo_breaks_the_rack_and_draws_it(tmp_path: Path, capsys: pytest.Captur
     assert first_contact["balls"] == [0, 1]
     assert all(math.isfinite(b["x"]) and math.isfinite(b["y"]) for b in shot["balls"])
     assert "events" in out
+
+
+@pytest.mark.slow
+def test_demo_trains_a_policy_and_evaluates_it_with_its_learning_curves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run_cli(
+        ["demo", "--out", str(tmp_path), "--train-steps", "1024", "--games", "2"], capsys
+    )
+    assert status == 0
+    assert (tmp_path / "train" / "final.zip").is_file()
+    assert "pot success rate while training" in out
+    results = json.loads((tmp_path / "eval" / "results.json").read_text())
+    assert results["config"]["agents"] == [str(tmp_path / "train" / "final.zip"), "random", "greedy"]
+    assert "## Learning curves" in (tmp_path / "eval" / "report.md").read_text()
+    assert (tmp_path / "eval" / "learning_curves.png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("flag", ["--train-steps=-1", "--games=0"])
+def test_demo_refuses_bad_counts(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_cli(["demo", flag], capsys)
+    assert status == 2 and flag.split("=")[0] in err

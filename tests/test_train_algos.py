@@ -11,11 +11,12 @@ import pickle
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from test_train_cli import same_weights
 
 from piramida.cli.main import main
-from piramida.training import checkpoint
+from piramida.training import checkpoint, prior
 
 SAC = """
 algo = "sac"
@@ -75,6 +76,10 @@ def test_maskable_ppo_against_its_own_checkpoints_resumes_to_the_same_weights(tm
         assert league["playing"].endswith("checkpoints/step-000000032.zip")  # its first checkpoint
     meta = checkpoint.read_meta(whole)
     assert meta is not None and (meta["algo"], meta["action_mode"]) == ("maskable-ppo", "assisted")
+    # It started from the assisted prior (training.prior): the aim head still leans on "no correction".
+    logits = checkpoint.algorithm_class("maskable-ppo").load(whole, device="cpu").policy.action_net.bias
+    aim = logits[64 : 64 + 21].detach().numpy()
+    assert aim.argmax() == prior.NEUTRAL[0] and aim.max() - np.delete(aim, prior.NEUTRAL[0]).max() > 4
 
 
 @pytest.fixture(autouse=True)

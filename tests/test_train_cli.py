@@ -28,10 +28,10 @@ n_epochs = 2
 ROUND = 8 * 8  # learner moves in one PPO rollout
 
 
-@pytest.fixture(scope="module")
-def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def config_file(tmp_path_factory: pytest.TempPathFactory, text: str) -> Path:
+    """A TOML config holding `text` (shared with the jax-ppo tests)."""
     path = tmp_path_factory.mktemp("config") / "tiny.toml"
-    path.write_text(TINY)
+    path.write_text(text)
     return path
 
 
@@ -41,12 +41,46 @@ def train(config: Path, out: Path, *flags: str) -> int:
     )
 
 
+def three_rounds(config: Path, tmp_path_factory: pytest.TempPathFactory, round_: int) -> Path:
+    """An uninterrupted run of three rounds, a checkpoint after each."""
+    out = tmp_path_factory.mktemp("whole")
+    flags = ("--steps", str(3 * round_), "--checkpoint-every", str(round_), "--seed", "3")
+    assert train(config, out, *flags) == 0
+    return out
+
+
+LOGGED = {
+    "rollout/ep_rew_mean",
+    "rollout/ep_len_mean",
+    "piramida/win_rate",
+    "piramida/points_per_game",
+    "piramida/pot_rate",
+    "piramida/fouls_per_shot",
+    "time/shots_per_second",
+    "train/loss",
+    "train/value_loss",
+}
+
+
+def logged(run: Path) -> EventAccumulator:
+    """A tiny run's TensorBoard scalars, checked: every figure is there, and frames cut after 4 moves."""
+    events = EventAccumulator(str(run / "tensorboard"))
+    events.Reload()
+    missing = LOGGED - set(events.Tags()["scalars"])
+    assert not missing, missing
+    lengths = [e.value for e in events.Scalars("rollout/ep_len_mean")]
+    assert lengths and all(1 <= v <= 4 for v in lengths)
+    return events
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return config_file(tmp_path_factory, TINY)
+
+
 @pytest.fixture(scope="module")
 def whole(config: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An uninterrupted run of three rollouts, a checkpoint after each."""
-    out = tmp_path_factory.mktemp("whole")
-    assert train(config, out, "--steps", str(3 * ROUND), "--checkpoint-every", str(ROUND), "--seed", "3") == 0
-    return out
+    return three_rounds(config, tmp_path_factory, ROUND)
 
 
 def weights(path: Path) -> dict[str, torch.Tensor]:
@@ -91,24 +125,7 @@ def test_a_run_writes_tensorboard_figures_and_checkpoints_with_metadata(whole: P
     assert {"piramida", "jax", "torch", "stable-baselines3"} <= set(meta["versions"])
     assert not list(whole.rglob("*.tmp"))  # atomic writes leave no temporary files
 
-    events = EventAccumulator(str(whole / "tensorboard"))
-    events.Reload()
-    tags = set(events.Tags()["scalars"])
-    expected = {
-        "rollout/ep_rew_mean",
-        "rollout/ep_len_mean",
-        "piramida/win_rate",
-        "piramida/points_per_game",
-        "piramida/pot_rate",
-        "piramida/fouls_per_shot",
-        "time/shots_per_second",
-        "train/loss",
-        "train/value_loss",
-    }
-    assert expected <= tags, expected - tags
-    # Frames are cut after 4 moves: every ended frame is at most 4 moves long.
-    lengths = [e.value for e in events.Scalars("rollout/ep_len_mean")]
-    assert lengths and all(1 <= v <= 4 for v in lengths)
+    events = logged(whole)
     assert all(0.0 <= e.value <= 1.0 for e in events.Scalars("piramida/win_rate"))
     assert [e.step for e in events.Scalars("time/total_timesteps")][-1] == 3 * ROUND
 
@@ -133,6 +150,19 @@ def test_a_checkpoint_plays_in_eval(whole: Path) -> None:
     assert check_name(str(whole / "final.zip")) == str(whole / "final.zip")
     agent = load_policy(str(whole / "final.zip"), 0.0)
     assert agent._policy.settings.shot_limit == 4  # played through the encoding it was trained with
+
+
+def test_a_runs_learning_curves_are_read_from_its_logs_and_drawn(whole: Path, tmp_path: Path) -> None:
+    from piramida.evaluation import curves, summary
+
+    assert curves.run_folder(whole / "final.zip") == whole.resolve()
+    runs = summary.training_runs([str(whole / "final.zip"), "random"])
+    assert list(runs) == [f"{whole.name}/final.zip"]  # random has no training run
+    for tag, _ in curves.CURVES:
+        steps = [step for step, _ in runs[f"{whole.name}/final.zip"][tag]]
+        assert steps == sorted(steps) and steps[-1] == 3 * ROUND
+    picture = curves.plot(runs, tmp_path / "curves.png")
+    assert picture.stat().st_size > 10_000
 
 
 def resume_error(config: Path, out: Path, path: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> str:
@@ -178,13 +208,14 @@ def test_foreign_and_corrupt_checkpoints_are_named_and_refused(
     ("flags", "message"),
     [
         (["--tables", "0"], "--tables: expected an integer >= 1, got 0"),
-        (["--algo", "a2c"], "--algo: expected one of ppo, sac, maskable-ppo, got 'a2c'"),
+        (["--algo", "a2c"], "--algo: expected one of ppo, sac, maskable-ppo, jax-ppo, got 'a2c'"),
         (["--algo", "sac", "--action-mode", "assisted"], "--algo: sac needs continuous actions"),
         (["--variant", "snooker"], "--variant: expected one of free, combined, dynamic, classic"),
         (["--noise", "loud"], "--noise: noise: unknown level 'loud'"),
         (["--opponent", "nobody"], "--opponent: 'nobody' is neither a bot"),
         (["--league", "random,search:hard"], "--league: 'search:hard': search levels are easy, medium"),
         (["--device", "tpu"], "--device: expected one of cpu, cuda, auto"),
+        (["--assisted-prior", "1"], "--assisted-prior: expected a probability in [0, 1), got 1.0"),
         (["--resume"], "--resume: no checkpoint in"),
     ],
 )
@@ -218,4 +249,6 @@ def test_help_explains_every_flag(capsys: pytest.CaptureFixture[str]) -> None:
     for flag in ("--algo", "--action-mode", "--variant", "--noise", "--tables", "--opponent", "--league"):
         assert flag in text
     for flag in ("--steps", "--seed", "--device", "--out", "--checkpoint-every", "--resume", "--config"):
+        assert flag in text
+    for flag in ("--shot-limit", "--assisted-prior", "--league-every", "--no-progress"):
         assert flag in text

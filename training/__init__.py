@@ -1,7 +1,8 @@
-"""piramida.training: stable-baselines3 training on the batched env, checkpoints, resume, leagues.
+"""piramida.training: SB3 or JAX-native training on the batched env, checkpoints, resume, leagues.
 
-`train(config, out)` runs one training (`loop`); `TrainConfig` says what it is (`config`);
-checkpoints are SB3 zips with piramida's metadata and resume state inside (`checkpoint`).
+`train(config, out)` runs one training (`loop`; `jax_ppo` for `--algo jax-ppo`);
+`TrainConfig` says what it is (`config`); checkpoints are zips with piramida's metadata
+and resume state inside (`checkpoint`).
 """
 
 from piramida.training.checkpoint import CheckpointError, read_meta

@@ -1,4 +1,4 @@
-"""The training run's stable-baselines3 callback: game metrics for TensorBoard, the league, the progress bar.
+"""Game figures for TensorBoard; the SB3 callback that counts them, draws the league, moves the bar.
 
 Figures (TensorBoard tags), over the last `WINDOW` ended frames or the moves since the
 last write:
@@ -13,23 +13,105 @@ last write:
 | `piramida/fouls_per_shot` | learner shots with a foul |
 | `time/shots_per_second` | learner moves (shots and decisions, all tables) per second of this process |
 
-SB3 adds its losses (`train/...`). Everything is written at the step count
-(`num_timesteps`), so a resumed run continues the same curves.
+SB3 adds its losses (`train/...`; `training.jax_ppo` writes the same names). Everything
+is written at the step count (`num_timesteps`), so a resumed run continues the same curves.
+`Figures` does the counting for both trainers; `TrainingCallback` feeds it SB3's infos.
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from rich.progress import Progress, TaskID
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from stable_baselines3.common.callbacks import BaseCallback
 
 from piramida.training.league import League
 
 WINDOW = 100  # ended frames in the rolling figures
+
+
+def progress_bar(enabled: bool) -> Progress:
+    """The training bar on stderr: moves done, shots per second (a `rate` field), time left."""
+    return Progress(
+        TextColumn("training"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:,.0f} shots/s"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=not enabled,
+    )
+
+
+class Figures:
+    """The game figures: frames in progress, the window of ended frames, shot counts since the last write.
+
+    Args:
+      tables: the vector env's tables.
+
+    """
+
+    def __init__(self, tables: int) -> None:
+        """Start with empty windows (`set_state` puts a checkpoint's back)."""
+        self.returns = np.zeros(tables)
+        self.lengths = np.zeros(tables, np.int64)
+        self.frames: deque[tuple[float, int, bool, float]] = deque(maxlen=WINDOW)
+        self.shots = self.pots = self.fouls = 0
+
+    def add(self, rewards: Any, dones: Any, shots: Any, pots: Any, fouls: Any, won: Any, score: Any) -> None:
+        """Count one vector step: (tables,) rewards, ended frames, shot / pot / foul flags, won, score."""
+        self.returns += rewards
+        self.lengths += 1
+        self.shots += int(np.sum(shots))
+        self.pots += int(np.sum(pots))
+        self.fouls += int(np.sum(fouls))
+        for i in np.flatnonzero(dones):
+            self.frames.append((float(self.returns[i]), int(self.lengths[i]), bool(won[i]), float(score[i])))
+            self.returns[i], self.lengths[i] = 0.0, 0
+
+    def record(self, record: Callable[[str, Any], None]) -> None:
+        """Record the window's and the shots' figures (`record(tag, value)`); the shot counts restart."""
+        if self.frames:
+            returns, lengths, won, points = (
+                np.asarray(column, float) for column in zip(*self.frames, strict=True)
+            )
+            record("rollout/ep_rew_mean", float(returns.mean()))
+            record("rollout/ep_len_mean", float(lengths.mean()))
+            record("piramida/win_rate", float(won.mean()))
+            record("piramida/points_per_game", float(points.mean()))
+        if self.shots:
+            record("piramida/pot_rate", self.pots / self.shots)
+            record("piramida/fouls_per_shot", self.fouls / self.shots)
+        record("piramida/frames_in_window", len(self.frames))
+        self.shots = self.pots = self.fouls = 0
+
+    def state(self) -> dict[str, Any]:
+        """What a checkpoint keeps of the figures (frames in progress and the windows)."""
+        return {
+            "returns": self.returns.copy(),
+            "lengths": self.lengths.copy(),
+            "frames": list(self.frames),
+            "counts": (self.shots, self.pots, self.fouls),
+        }
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Put back what `state` took."""
+        self.returns, self.lengths = state["returns"].copy(), state["lengths"].copy()
+        self.frames = deque(state["frames"], maxlen=WINDOW)
+        self.shots, self.pots, self.fouls = state["counts"]
+
+
+def write(logger: Any, figures: Figures, steps: int, rate: float) -> None:
+    """Record the figures and the speed, and write them (and any pending losses) at step `steps`."""
+    figures.record(logger.record)
+    logger.record("time/shots_per_second", rate)
+    logger.record("time/total_timesteps", steps)
+    logger.dump(step=steps)
 
 
 class TrainingCallback(BaseCallback):
@@ -49,29 +131,18 @@ class TrainingCallback(BaseCallback):
         """Start with empty windows (`set_state` puts a checkpoint's back)."""
         super().__init__()
         self.log_every, self.league, self.progress = log_every, league, progress
-        self.returns = np.zeros(tables)
-        self.lengths = np.zeros(tables, np.int64)
-        self.frames: deque[tuple[float, int, bool, float]] = deque(maxlen=WINDOW)
-        self.shots = self.pots = self.fouls = 0
+        self.figures = Figures(tables)
         self.next_write = log_every  # the first write follows the first round (and its update)
         self.started: float | None = None  # when this process started training, and at what step
         self.started_at = 0
 
     def state(self) -> dict[str, Any]:
         """What a checkpoint keeps of the figures (frames in progress and the windows)."""
-        return {
-            "returns": self.returns.copy(),
-            "lengths": self.lengths.copy(),
-            "frames": list(self.frames),
-            "counts": (self.shots, self.pots, self.fouls),
-            "next_write": self.next_write,
-        }
+        return self.figures.state() | {"next_write": self.next_write}
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Put back what `state` took."""
-        self.returns, self.lengths = state["returns"].copy(), state["lengths"].copy()
-        self.frames = deque(state["frames"], maxlen=WINDOW)
-        self.shots, self.pots, self.fouls = state["counts"]
+        self.figures.set_state(state)
         self.next_write = state["next_write"]
 
     def _on_training_start(self) -> None:
@@ -86,19 +157,16 @@ class TrainingCallback(BaseCallback):
 
     def _on_step(self) -> bool:
         rewards, dones, infos = self.locals["rewards"], self.locals["dones"], self.locals["infos"]
-        self.returns += rewards
-        self.lengths += 1
-        for i, info in enumerate(infos):
-            if info.get("shot"):
-                self.shots += 1
-                self.pots += int(bool(info["legal"]) and (any(info["scored"]) or info["points"][0] > 0))
-                self.fouls += int(info["fouls"] != 0)
-            if dones[i]:
-                won = info["winner"] == 0
-                self.frames.append(
-                    (float(self.returns[i]), int(self.lengths[i]), won, float(info["score"][0]))
-                )
-                self.returns[i], self.lengths[i] = 0.0, 0
+        shots = np.asarray([bool(info.get("shot")) for info in infos])
+        self.figures.add(
+            rewards,
+            dones,
+            shots,
+            shots & [bool(i.get("legal")) and (any(i["scored"]) or i["points"][0] > 0) for i in infos],
+            shots & [i.get("fouls", 0) != 0 for i in infos],
+            [i["winner"] == 0 for i in infos],
+            [i["score"][0] for i in infos],
+        )
         if self.progress is not None:
             bar, task = self.progress
             bar.update(task, completed=self.num_timesteps, rate=self.rate())
@@ -114,21 +182,5 @@ class TrainingCallback(BaseCallback):
 
     def write(self) -> None:
         """Record the figures and write them (and SB3's pending losses) at the step count."""
-        record = self.logger.record
-        if self.frames:
-            returns, lengths, won, points = (
-                np.asarray(column, float) for column in zip(*self.frames, strict=True)
-            )
-            record("rollout/ep_rew_mean", float(returns.mean()))
-            record("rollout/ep_len_mean", float(lengths.mean()))
-            record("piramida/win_rate", float(won.mean()))
-            record("piramida/points_per_game", float(points.mean()))
-        if self.shots:
-            record("piramida/pot_rate", self.pots / self.shots)
-            record("piramida/fouls_per_shot", self.fouls / self.shots)
-        record("time/shots_per_second", self.rate())
-        record("time/total_timesteps", self.num_timesteps)
-        record("piramida/frames_in_window", len(self.frames))
-        self.logger.dump(step=self.num_timesteps)
-        self.shots = self.pots = self.fouls = 0
+        write(self.logger, self.figures, self.num_timesteps, self.rate())
         self.next_write = (self.num_timesteps // self.log_every + 1) * self.log_every

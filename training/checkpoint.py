@@ -11,6 +11,9 @@ loader ignores:
   the metrics' windows, the league's snapshot pool;
 - `piramida/replay_buffer.pkl` (SAC only): the replay buffer (SB3's pickle).
 
+A `--algo jax-ppo` checkpoint has the same metadata but no SB3 model: its training state
+is `piramida/jax_ppo.npz` (`training.jax_ppo`).
+
 The model part holds the weights, the optimizer state, the step counters and the last
 observations. Files are written to a temporary file in the same folder and moved into
 place with `os.replace`, so a reader sees the old checkpoint or the new one, never half.
@@ -50,7 +53,7 @@ class CheckpointError(ValueError):
 def versions() -> dict[str, str]:
     """The versions of Python and of the libraries a checkpoint depends on."""
     return library_versions(
-        ("piramida", "jax", "jaxlib", "numpy", "torch", "stable-baselines3", "sb3-contrib")
+        ("piramida", "jax", "jaxlib", "numpy", "optax", "torch", "stable-baselines3", "sb3-contrib")
     )
 
 
@@ -227,6 +230,18 @@ def load(path: Path, env: Any, device: str) -> tuple[Any, dict[str, Any]]:
     return model, resume
 
 
+def read_members(path: Path, names: tuple[str, ...]) -> dict[str, bytes]:
+    """The members `names` of a checkpoint, after checking every member's CRC; CheckpointError if not."""
+    with _open(path) as archive:
+        bad = _first_bad(archive)
+        if bad is not None:
+            raise CheckpointError(f"{path}: corrupt checkpoint (member {bad} fails its CRC check)")
+        missing = [name for name in names if name not in archive.namelist()]
+        if missing:
+            raise CheckpointError(f"{path}: checkpoint without {', '.join(missing)}")
+        return {name: archive.read(name) for name in names}
+
+
 def _first_bad(archive: zipfile.ZipFile) -> str | None:
     try:
         return archive.testzip()
@@ -237,10 +252,15 @@ def _first_bad(archive: zipfile.ZipFile) -> str | None:
 def policy_function(path: str | Path) -> tuple[Callable[[Any], Any], dict[str, Any] | None]:
     """A saved policy as observations -> actions (deterministic), and its metadata if it has some.
 
-    A piramida checkpoint is loaded with its own algorithm's class; a plain SB3 zip is
-    tried as PPO, SAC and MaskablePPO in turn. Global RNG states are kept (`rng_kept`).
+    A piramida checkpoint is loaded with its own algorithm's class (a jax-ppo one as
+    `jax_ppo.SavedPolicy`, which also takes the legal slots); a plain SB3 zip is tried as
+    PPO, SAC and MaskablePPO in turn. Global RNG states are kept (`rng_kept`).
     """
     meta = read_meta(path, required=False)
+    if meta is not None and meta["algo"] == "jax-ppo":  # no SB3 model inside: its own arrays
+        from piramida.training import jax_ppo
+
+        return jax_ppo.load_policy(Path(path), meta), meta
     algos = [meta["algo"]] if meta else ["ppo", "sac", "maskable-ppo"]
     errors = []
     for algo in algos:

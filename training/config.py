@@ -18,15 +18,18 @@ from piramida.agents import AGENTS
 from piramida.agents.search import LEVELS
 from piramida.physics import noise as noise_model
 from piramida.rules import ids
+from piramida.training import prior
 
-ALGOS = ("ppo", "sac", "maskable-ppo")
+ALGOS = ("ppo", "sac", "maskable-ppo", "jax-ppo")
+JAX_OPPONENTS = ("random", "greedy")  # bots jax-ppo can play inside its jitted loop
 DEVICES = ("cpu", "cuda", "auto")
 # Fields that make two runs the same run: a checkpoint resumes only a run that agrees on them.
 IDENTITY = ("algo", "variant", "action_mode", "tables", "noise", "opponent", "league", "seed", "shot_limit")
 # Per algorithm, what the run uses unless `[hyperparameters]` says otherwise.
 DEFAULT_HYPERPARAMETERS: dict[str, dict[str, Any]] = {
     "ppo": {"n_steps": 64, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4},
-    "maskable-ppo": {"n_steps": 64, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4},
+    "maskable-ppo": {"n_steps": 64, "batch_size": 128, "n_epochs": 10, "learning_rate": 5e-4},  # the recipe
+    "jax-ppo": {"n_steps": 64, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4},
     "sac": {"buffer_size": 50_000, "learning_starts": 256, "batch_size": 256, "learning_rate": 3e-4},
 }
 SAC_BLOCK = 8  # vector steps in one SAC "round" (league draws, checkpoint and log intervals)
@@ -41,7 +44,8 @@ class TrainConfig:
     """One training run.
 
     Attributes:
-      algo: `ppo`, `sac` (raw actions only) or `maskable-ppo` (assisted actions only).
+      algo: `ppo`, `sac` (raw actions only), `maskable-ppo` (assisted actions only) or
+        `jax-ppo` (`training.jax_ppo`: against `random` or `greedy`, no league).
       variant: `free`, `combined`, `dynamic` or `classic`.
       action_mode: `raw` or `assisted` (`envs.actions`).
       noise: execution-noise magnitude for both players (a level name is converted).
@@ -51,10 +55,13 @@ class TrainConfig:
       league_every: learner moves between league draws; 0 means one round (PPO: n_steps x tables).
       steps: learner moves to train for (rounded up to whole rounds).
       seed: seeds torch, numpy, the environments and the league.
-      device: torch device: `cpu`, `cuda` or `auto`.
+      device: torch's device (jax-ppo: JAX's platform): `cpu`, `cuda` or `auto`.
       checkpoint_every: learner moves between checkpoints (rounded up to whole rounds).
       shot_limit: learner moves in a frame before it is truncated.
-      hyperparameters: keyword arguments of the stable-baselines3 algorithm, over the defaults.
+      hyperparameters: keyword arguments of the stable-baselines3 algorithm (jax-ppo:
+        `training.jax_ppo.Hyper`'s fields), over the defaults.
+      assisted_prior: in the assisted action mode, the starting policy's probability of each
+        correction head choosing no correction (`training.prior`); 0 starts uniform.
 
     """
 
@@ -72,6 +79,7 @@ class TrainConfig:
     checkpoint_every: int = 10_000
     shot_limit: int = 200
     hyperparameters: dict[str, Any] = field(default_factory=dict)
+    assisted_prior: float = prior.DEFAULT
 
     def __post_init__(self) -> None:
         """Check every field; `ConfigError` names the first bad one."""
@@ -83,6 +91,8 @@ class TrainConfig:
             raise ConfigError("algo: sac needs continuous actions (--action-mode raw)")
         if self.algo == "maskable-ppo" and self.action_mode != "assisted":
             raise ConfigError("algo: maskable-ppo masks discrete choices (--action-mode assisted)")
+        if self.algo == "jax-ppo":
+            self._check_jax()
         for name, low in (("tables", 1), ("steps", 1), ("checkpoint_every", 1), ("shot_limit", 1)):
             check_int(name, getattr(self, name), low)
         check_int("league_every", self.league_every, 0)
@@ -93,8 +103,22 @@ class TrainConfig:
         for member in self.league:
             if member != "self":
                 check_opponent("league", member)
+        if not (isinstance(self.assisted_prior, int | float) and 0 <= self.assisted_prior < 1):
+            raise ConfigError(
+                f"assisted-prior: expected a probability in [0, 1), got {self.assisted_prior!r}"
+            )
         if not isinstance(self.hyperparameters, dict):
             raise ConfigError("hyperparameters: expected a table of keyword arguments")
+
+    def _check_jax(self) -> None:
+        """jax-ppo's opponent plays inside the jitted loop: a JAX bot, never a league or a saved policy."""
+        if self.league:
+            raise ConfigError("league: jax-ppo has no league (its opponent plays inside the jitted loop)")
+        if self.opponent not in JAX_OPPONENTS:
+            raise ConfigError(
+                f"opponent: jax-ppo plays {' or '.join(JAX_OPPONENTS)} inside its jitted loop, "
+                f"got {self.opponent!r} (use --algo ppo or maskable-ppo for other opponents)"
+            )
 
     def hyper(self) -> dict[str, Any]:
         """The algorithm's keyword arguments: the defaults, then `hyperparameters`."""

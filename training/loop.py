@@ -1,5 +1,8 @@
 """`train`: a stable-baselines3 run on the batched vector env, in rounds, with checkpoints and resume.
 
+(`--algo jax-ppo` runs `training.jax_ppo` instead, which shares the rounds, the paths and
+the checkpoint metadata defined here and in `checkpoint`.)
+
 The run learns in chunks of `checkpoint_every` learner moves (`model.learn(...,
 reset_num_timesteps=False)`), writing a checkpoint after each (`OUT/checkpoints/step-N.zip`)
 and `OUT/final.zip` at the end. Chunks start at fixed step counts, so a run resumed from
@@ -22,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from piramida.envs import core
-from piramida.training import checkpoint
+from piramida.training import checkpoint, prior
 from piramida.training.config import IDENTITY, ConfigError, TrainConfig
 from piramida.training.league import League
 
@@ -103,13 +106,15 @@ def train(
     Raises `checkpoint.CheckpointError` for a resume file that is not a checkpoint of this
     run, and `ConfigError` for settings that cannot run here.
     """
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    if config.algo == "jax-ppo":  # no stable-baselines3: its own jitted loop
+        from piramida.training import jax_ppo
+
+        return jax_ppo.train(config, out, resume, progress)
     from stable_baselines3.common.logger import configure
 
     import piramida.physics  # noqa: F401 (float64, which the game states need)
     from piramida.envs.sb3 import SB3VecEnv
-    from piramida.training.callbacks import TrainingCallback
+    from piramida.training.callbacks import TrainingCallback, progress_bar
 
     check_device(config.device)
     if resume is not None:
@@ -142,19 +147,13 @@ def train(
         model = algorithm(
             "MlpPolicy", env, seed=config.seed, device=config.device, verbose=0, **config.hyper()
         )
+        if config.action_mode == "assisted":
+            prior.apply_sb3(model, config.assisted_prior)
     league.live = lambda observations: model.predict(observations, deterministic=True)[0]
     out.mkdir(parents=True, exist_ok=True)
     model.set_logger(configure(str(out / "tensorboard"), ["tensorboard"]))
 
-    bar = Progress(
-        TextColumn("training"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]:,.0f} shots/s"),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        disable=not progress,
-    )
+    bar = progress_bar(progress)
     task = bar.add_task("training", total=total, completed=model.num_timesteps, rate=0.0)
     callback = TrainingCallback(config.tables, rounds, league, (bar, task))
     if saved is not None:

@@ -1,0 +1,170 @@
+"""`piramida train --algo jax-ppo`: logs, checkpoints, exact resume, refusals, and the saved policy plays.
+
+Tiny runs (8 tables, rounds of 4 moves per table = 32 learner moves, frames cut after 4
+moves so that some end) in one process: the jitted round compiles once for the module
+(minutes on a cold cache: the kernel is inside it; seconds from the persistent cache).
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+from test_train_cli import config_file, logged, three_rounds, train
+
+from piramida.training import checkpoint, jax_ppo, prior
+from piramida.training.players import load_policy
+
+TINY = """
+algo = "jax-ppo"
+action-mode = "assisted"
+tables = 8
+shot-limit = 4
+[hyperparameters]
+n_steps = 4
+batch_size = 16
+n_epochs = 2
+"""
+ROUND = 8 * 4  # learner moves in one round
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return config_file(tmp_path_factory, TINY)
+
+
+@pytest.fixture(scope="module")
+def whole(config: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return three_rounds(config, tmp_path_factory, ROUND)
+
+
+def arrays(path: Path) -> dict[str, np.ndarray]:
+    """A jax-ppo checkpoint's training state, one array per leaf."""
+    with zipfile.ZipFile(path) as archive, np.load(io.BytesIO(archive.read(jax_ppo.STATE))) as saved:
+        return {name: saved[name] for name in saved.files}
+
+
+def test_a_run_writes_tensorboard_figures_and_checkpoints_with_metadata(whole: Path) -> None:
+    steps = [int(p.stem.split("-")[1]) for p in sorted((whole / "checkpoints").glob("step-*.zip"))]
+    assert steps == [ROUND, 2 * ROUND, 3 * ROUND]
+    meta = checkpoint.read_meta(whole / "final.zip")
+    assert meta is not None
+    assert (meta["algo"], meta["variant"], meta["action_mode"], meta["steps"], meta["final"]) == (
+        "jax-ppo",
+        "free",
+        "assisted",
+        3 * ROUND,
+        True,
+    )
+    assert meta["config"]["seed"] == 3 and meta["shot_limit"] == 4 and "optax" in meta["versions"]
+    assert not list(whole.rglob("*.tmp"))
+
+    events = logged(whole)
+    extra = {"train/policy_gradient_loss", "train/entropy_loss", "train/approx_kl"}
+    assert extra <= set(events.Tags()["scalars"])
+    assert [e.step for e in events.Scalars("time/total_timesteps")] == [ROUND, 2 * ROUND, 3 * ROUND]
+    assert all(np.isfinite(e.value) for e in events.Scalars("train/loss"))
+
+
+def test_training_moves_the_policy_away_from_its_start(whole: Path) -> None:
+    saved = arrays(whole / "final.zip")
+    start = jax_ppo.init_params(jax.random.split(jax.random.PRNGKey(3), 3)[0], "assisted", (64, 64), 0.9)
+    # The start is the seed's initialisation with the assisted prior on the output bias ...
+    np.testing.assert_allclose(start["actor"][-1]["b"], prior.logits(0.9))
+    # ... and three rounds of updates moved every layer of both networks.
+    for net in ("actor", "critic"):
+        for i, layer in enumerate(start[net]):
+            assert not np.array_equal(saved[f"['params']['{net}'][{i}]['w']"], layer["w"]), (net, i)
+    first = arrays(whole / "checkpoints" / f"step-{ROUND:09d}.zip")
+    assert not np.array_equal(first["['params']['actor'][0]['w']"], saved["['params']['actor'][0]['w']"])
+
+
+def test_a_resumed_run_ends_with_the_uninterrupted_runs_state(
+    config: Path, whole: Path, tmp_path: Path
+) -> None:
+    assert (
+        train(config, tmp_path, "--steps", str(ROUND), "--checkpoint-every", str(ROUND), "--seed", "3") == 0
+    )
+    assert train(config, tmp_path, "--resume", "--steps", str(3 * ROUND)) == 0
+    resumed, uninterrupted = arrays(tmp_path / "final.zip"), arrays(whole / "final.zip")
+    assert resumed.keys() == uninterrupted.keys()
+    different = [name for name in resumed if not np.array_equal(resumed[name], uninterrupted[name])]
+    assert not different  # parameters, optimizer state, games and keys
+    meta = checkpoint.read_meta(tmp_path / "final.zip")
+    assert meta is not None and meta["steps"] == 3 * ROUND
+
+
+def resume_error(config: Path, out: Path, path: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> str:
+    assert train(config, out, "--resume", str(path), *flags) == 2
+    return capsys.readouterr().err
+
+
+def test_foreign_and_corrupt_checkpoints_are_refused(
+    config: Path, whole: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = tmp_path / "notes.zip"
+    text.write_text("not a checkpoint")
+    assert f"{text}: not a piramida checkpoint (not a zip file" in resume_error(
+        config, tmp_path, text, capsys
+    )
+
+    good = (whole / "final.zip").read_bytes()
+    with zipfile.ZipFile(whole / "final.zip") as archive:
+        info = archive.getinfo(jax_ppo.STATE)
+    damaged = tmp_path / "damaged.zip"
+    middle = info.header_offset + 100 + info.compress_size // 2
+    damaged.write_bytes(good[:middle] + bytes([good[middle] ^ 0xFF]) + good[middle + 1 :])
+    assert f"{damaged}: corrupt checkpoint" in resume_error(config, tmp_path, damaged, capsys)
+
+    # A checkpoint of an SB3 run (its metadata says ppo) resumed as jax-ppo, and another variant.
+    foreign = tmp_path / "ppo.zip"
+    with zipfile.ZipFile(whole / "final.zip") as source, zipfile.ZipFile(foreign, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            target.writestr(item, data.replace(b'"algo": "jax-ppo"', b'"algo": "ppo"'))
+    err = resume_error(config, tmp_path, foreign, capsys, "--algo", "jax-ppo")
+    assert "checkpoint of another run: it has algo 'ppo' (this run: 'jax-ppo')" in err
+    err = resume_error(config, tmp_path, whole / "final.zip", capsys, "--variant", "classic")
+    assert "checkpoint of another run: it has variant 'free' (this run: 'classic')" in err
+    assert not list(tmp_path.glob("checkpoints/*"))
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--opponent", "search"], "--opponent: jax-ppo plays random or greedy inside its jitted loop"),
+        (["--league", "random,greedy"], "--league: jax-ppo has no league"),
+        (["--device", "cuda"], "--device: cuda asked for, but JAX has no gpu backend"),
+    ],
+)
+def test_what_jax_ppo_cannot_do_exits_2_naming_the_flag(
+    config: Path, flags: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if flags[0] == "--device" and jax.devices()[0].platform == "gpu":
+        pytest.skip("a GPU is present")
+    assert train(config, tmp_path, *flags) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_saved_policy_plays_legal_slots_through_the_encoding(whole: Path) -> None:
+    from piramida.envs import core
+    from piramida.training import config as train_config
+
+    agent = load_policy(str(whole / "final.zip"), 0.0)  # it has made a move on a fresh table
+    opponent = agent._policy
+    assert opponent.settings.action_mode == "assisted" and opponent.settings.shot_limit == 4
+    assert isinstance(opponent.policy, jax_ppo.SavedPolicy)
+    # The 8 games the run ended on, mid-frame: the policy's moves for all of them.
+    meta = checkpoint.read_meta(whole / "final.zip")
+    assert meta is not None
+    runner, _ = jax_ppo.load(whole / "final.zip", train_config.build(meta["config"]))
+    states = runner.env.games
+    moves = agent.act(states, jax.random.split(jax.random.PRNGKey(0), 8))
+    assert moves.ball.shape == (8,)
+    masks = np.asarray(core.legal_masks(states))
+    slots = opponent.policy(np.asarray(core.observe_states(states, 4, "flat")), masks)[:, 0]
+    assert masks[np.arange(8), slots].all()  # the argmax is over legal slots only
