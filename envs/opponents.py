@@ -49,8 +49,8 @@ class ObservationOpponent:
         observations = jax.tree_util.tree_map(np.asarray, seen)
         policy: Any = self.policy
         if getattr(policy, "takes_masks", False) and settings.action_mode == "assisted":
-            # A policy that masks its choices (a jax-ppo checkpoint) gets the legal slots.
-            actions = policy(observations, np.asarray(core.legal_masks(states)))
+            # A policy that masks its choices (MaskablePPO, a jax-ppo checkpoint) gets the legal slots.
+            actions = policy(observations, np.array(core.legal_masks(states)))  # writable: torch takes it
         else:
             actions = policy(observations)
         return core.decode_moves(states, actions, settings.action_mode)

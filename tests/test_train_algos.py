@@ -16,6 +16,8 @@ import pytest
 from test_train_cli import same_weights
 
 from piramida.cli.main import main
+from piramida.envs.actions import ASSISTED_NVEC
+from piramida.envs.observation import FLAT_SIZE
 from piramida.training import checkpoint, prior
 
 SAC = """
@@ -76,6 +78,12 @@ def test_maskable_ppo_against_its_own_checkpoints_resumes_to_the_same_weights(tm
         assert league["playing"].endswith("checkpoints/step-000000032.zip")  # its first checkpoint
     meta = checkpoint.read_meta(whole)
     assert meta is not None and (meta["algo"], meta["action_mode"]) == ("maskable-ppo", "assisted")
+    # Played back (eval, play, self-play) it chooses among the legal slots only, as it trained.
+    policy, _ = checkpoint.policy_function(whole)
+    masks = np.ones((2, sum(ASSISTED_NVEC)), bool)
+    masks[:, : ASSISTED_NVEC[0]] = False
+    masks[:, 37] = True
+    assert list(policy(np.zeros((2, FLAT_SIZE), np.float32), masks)[:, 0]) == [37, 37]
     # It started from the assisted prior (training.prior): the aim head still leans on "no correction".
     logits = checkpoint.algorithm_class("maskable-ppo").load(whole, device="cpu").policy.action_net.bias
     aim = logits[64 : 64 + 21].detach().numpy()

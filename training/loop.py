@@ -149,7 +149,7 @@ def train(
         )
         if config.action_mode == "assisted":
             prior.apply_sb3(model, config.assisted_prior)
-    league.live = lambda observations: model.predict(observations, deterministic=True)[0]
+    league.live = checkpoint.deterministic(model)
     out.mkdir(parents=True, exist_ok=True)
     model.set_logger(configure(str(out / "tensorboard"), ["tensorboard"]))
 
