@@ -270,7 +270,7 @@ def policy_function(path: str | Path) -> tuple[Callable[[Any], Any], dict[str, A
         except Exception as error:  # try the next algorithm; report all if none loads
             errors.append(f"{algo}: {error}")
             continue
-        return deterministic(model), meta
+        return deterministic(model, algo), meta
     raise CheckpointError(f"{path}: not a loadable policy ({'; '.join(errors)})")
 
 
@@ -292,8 +292,8 @@ class MaskedPolicy:
         return self.model.predict(observations, deterministic=True, action_masks=masks)[0]
 
 
-def deterministic(model: Any) -> Callable[..., Any]:
-    """The model's deterministic actions for a batch of observations (and masks, for MaskablePPO)."""
-    if type(model).__name__ == "MaskablePPO":
+def deterministic(model: Any, algo: str) -> Callable[..., Any]:
+    """The `algo` model's deterministic actions for a batch of observations (and masks, for MaskablePPO)."""
+    if algo == "maskable-ppo":
         return MaskedPolicy(model)
     return lambda observations: model.predict(observations, deterministic=True)[0]

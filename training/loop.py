@@ -149,7 +149,7 @@ def train(
         )
         if config.action_mode == "assisted":
             prior.apply_sb3(model, config.assisted_prior)
-    league.live = checkpoint.deterministic(model)
+    league.live = checkpoint.deterministic(model, config.algo)
     out.mkdir(parents=True, exist_ok=True)
     model.set_logger(configure(str(out / "tensorboard"), ["tensorboard"]))
 
