@@ -46,36 +46,16 @@ class ObservationOpponent:
             )
         settings = self.settings
         seen = core.observe_states(states, settings.shot_limit, settings.observation)
-        observations = jax.tree_util.tree_map(np.asarray, seen)
         policy: Any = self.policy
+        on_device = getattr(policy, "on_device", False)  # it takes JAX arrays (DLPack to torch, or jax)
+        observations = seen if on_device else jax.tree_util.tree_map(np.asarray, seen)
         if getattr(policy, "takes_masks", False) and settings.action_mode == "assisted":
             # A policy that masks its choices (MaskablePPO, a jax-ppo checkpoint) gets the legal slots.
-            actions = policy(observations, np.array(core.legal_masks(states)))  # writable: torch takes it
+            masks = core.legal_masks(states)
+            actions = policy(observations, masks if on_device else np.array(masks))  # np.array: writable
         else:
             actions = policy(observations)
         return core.decode_moves(states, actions, settings.action_mode)
-
-
-def _saved_policy(path: Path) -> ObservationPolicy:
-    """A stable-baselines3 model saved as .zip (PPO, SAC, or sb3-contrib's MaskablePPO)."""
-    from stable_baselines3 import PPO, SAC
-
-    loaders: list[Any] = [PPO, SAC]
-    try:
-        from sb3_contrib import MaskablePPO
-
-        loaders.append(MaskablePPO)
-    except ImportError:  # sb3-contrib is optional
-        pass
-    errors = []
-    for loader in loaders:
-        try:
-            model = loader.load(str(path), device="cpu")
-        except Exception as error:
-            errors.append(f"{loader.__name__}: {error}")
-            continue
-        return lambda observations: model.predict(observations, deterministic=True)[0]
-    raise ValueError(f"opponent: {path} is not a saved PPO, SAC or MaskablePPO model ({'; '.join(errors)})")
 
 
 def resolve(opponent: str | Agent | ObservationPolicy, settings: core.Settings) -> core.Policy:
@@ -87,7 +67,9 @@ def resolve(opponent: str | Agent | ObservationPolicy, settings: core.Settings) 
             path = Path(opponent)
             if not path.exists():
                 raise ValueError(f"opponent: no saved model at {path}")
-            return ObservationOpponent(settings, _saved_policy(path), str(path))
+            from piramida.training.checkpoint import policy_function  # torch and SB3 only when asked for
+
+            return ObservationOpponent(settings, policy_function(path)[0], str(path))
         planning = {"noise_level": settings.noise} if opponent in PLANNERS else {}
         return make_agent(opponent, **planning).act
     if hasattr(opponent, "act"):

@@ -274,26 +274,8 @@ def policy_function(path: str | Path) -> tuple[Callable[[Any], Any], dict[str, A
     raise CheckpointError(f"{path}: not a loadable policy ({'; '.join(errors)})")
 
 
-class MaskedPolicy:
-    """A MaskablePPO model's deterministic actions over the legal choices only, as it trained.
-
-    Unmasked, its argmax may name a slot that is not legal: a shot then plays the safety,
-    and a decision is refused again and again (the frame never ends).
-    """
-
-    takes_masks = True  # `envs.opponents.ObservationOpponent` passes the legal slots
-
-    def __init__(self, model: Any) -> None:
-        """Wrap a loaded MaskablePPO model."""
-        self.model = model
-
-    def __call__(self, observations: Any, masks: Any) -> Any:
-        """Actions (B, 5) for observations (B, ...) and masks (B, sum(nvec))."""
-        return self.model.predict(observations, deterministic=True, action_masks=masks)[0]
-
-
 def deterministic(model: Any, algo: str) -> Callable[..., Any]:
     """The `algo` model's deterministic actions for a batch of observations (and masks, for MaskablePPO)."""
-    if algo == "maskable-ppo":
-        return MaskedPolicy(model)
-    return lambda observations: model.predict(observations, deterministic=True)[0]
+    from piramida.training.torch_policy import TorchPolicy
+
+    return TorchPolicy(model, masked=algo == "maskable-ppo")

@@ -487,19 +487,20 @@ class SavedPolicy:
     """A jax-ppo checkpoint's policy, deterministic: observations (B, FLAT_SIZE) and masks -> actions."""
 
     takes_masks = True  # `envs.opponents.ObservationOpponent` passes the legal slots
+    on_device = True  # ... as JAX arrays, and the actions stay JAX arrays
 
     def __init__(self, params: dict[str, Any], mode: str) -> None:
         """Play `params` in action mode `mode`."""
         self.params, self.mode = params, mode
         self._act = jax.jit(functools.partial(deterministic_actions, mode=mode))
 
-    def __call__(self, observations: Any, masks: Any = None) -> np.ndarray:
-        """The actions (numpy) for a batch; every choice is legal where `masks` is None."""
+    def __call__(self, observations: Any, masks: Any = None) -> jax.Array:
+        """The actions for a batch; every choice is legal where `masks` is None."""
         obs = jnp.asarray(observations)
         if masks is None:
             width = sum(act.ASSISTED_NVEC) if self.mode == "assisted" else 1
             masks = jnp.ones((obs.shape[0], width), bool)
-        return np.asarray(self._act(self.params, obs, jnp.asarray(masks)))
+        return self._act(self.params, obs, jnp.asarray(masks))
 
 
 def load_policy(path: Path, meta: dict[str, Any]) -> SavedPolicy:

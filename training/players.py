@@ -36,21 +36,19 @@ class PolicyAgent:
     def __init__(self, path: str, magnitude: float) -> None:
         """Load the policy at `path` for games with execution noise `magnitude`."""
         from piramida.envs import core
-        from piramida.envs.opponents import ObservationOpponent, resolve
+        from piramida.envs.opponents import ObservationOpponent
         from piramida.training import checkpoint
 
         self.name = path
-        meta = checkpoint.read_meta(path, required=False)
-        if meta is None:  # a plain SB3 model: the default encoding
-            self._policy = resolve(path, core.Settings(noise=magnitude))
-            return
-        settings = core.Settings(
-            action_mode=meta["action_mode"],
-            observation=meta["observation"],
-            noise=magnitude,
-            shot_limit=meta["shot_limit"],
-        )
-        policy, _ = checkpoint.policy_function(path)
+        policy, meta = checkpoint.policy_function(path)
+        settings = core.Settings(noise=magnitude)  # a plain SB3 model: the default encoding
+        if meta is not None:
+            settings = core.Settings(
+                action_mode=meta["action_mode"],
+                observation=meta["observation"],
+                noise=magnitude,
+                shot_limit=meta["shot_limit"],
+            )
         self._policy = ObservationOpponent(settings, policy, path)
 
     def act(self, states: st.GameState, keys: Any) -> Move:
