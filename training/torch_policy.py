@@ -24,7 +24,7 @@ _PLATFORMS = {"cpu": "cpu", "cuda": "gpu"}
 
 def shares_memory(array: Any, device: torch.device) -> bool:
     """Whether `array` (a JAX array) lives where torch's `device` is, so DLPack needs no copy."""
-    if not isinstance(array, jax.Array):
+    if not isinstance(array, jax.Array) or len(array.devices()) != 1:  # numpy, or sharded: copied
         return False
     (where,) = array.devices()
     return where.platform == _PLATFORMS.get(device.type) and (device.index or 0) == where.id
