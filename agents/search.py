@@ -53,8 +53,12 @@ from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules import verdict as vd
 from piramida.rules.decisions import Decision, decide, default_decision
-from piramida.rules.game import CAPACITY, Move, play
+from piramida.rules.game import Move, play
 
+# Event-log slots of each simulated outcome: fewer than the game's (`rules.game.CAPACITY`),
+# to keep the many simulations of a decision cheap; the rare longer shot (a slow push
+# through a cluster) counts as a foul, so the bot only shies away from it.
+SEARCH_CAPACITY = 256
 ILLEGAL = -1e3  # the value of a move the referee refuses before the shot (never chosen if any other is legal)
 AIM_NODES = (1.0, -1.0)  # the two-point Gauss-Hermite nodes, in aim sigmas (equal weights)
 BEFORE_SHOT = (
@@ -81,7 +85,7 @@ class SearchConfig:
     samples: int = 8
     quadrature: bool = True
     position_weight: float = 0.8
-    capacity: int = CAPACITY
+    capacity: int = SEARCH_CAPACITY
 
     @property
     def budget(self) -> int:

@@ -86,7 +86,8 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     p = successes / trials
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # The interval holds p; at p = 0 or 1 rounding could leave it a hair outside.
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def setting_key(seed: int, variant: int, magnitude: float) -> jax.Array:

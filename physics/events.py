@@ -21,7 +21,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from piramida.physics import arrays
 from piramida.physics.table import CUSHION_NAMES, POCKET_NAMES
 
 (
@@ -96,23 +95,30 @@ def empty_log(capacity: int) -> EventLog:
     )
 
 
-def record(log: EventLog, t: Any, kind: Any, a: Any, b: Any, touch_a: Any, touch_b: Any) -> EventLog:
-    """Append one event (or flag overflow if the log is full)."""
+def record(
+    log: EventLog, t: Any, kind: Any, a: Any, b: Any, touch_a: Any, touch_b: Any, write: Any = True
+) -> EventLog:
+    """Append one event where `write` (or flag overflow if the log is full).
+
+    The slot is written in place (a scatter of one entry per table), not selected over the
+    whole log: a step then costs the same whatever the capacity.
+    """
     full = log.count >= log.t.shape[0]
     slot = jnp.minimum(log.count, log.t.shape[0] - 1)
+    put = write & ~full
 
-    def put(column: Any, value: Any) -> Any:
-        return jnp.where(full, column, arrays.put(column, slot, value))
+    def at_slot(column: Any, value: Any) -> Any:
+        return column.at[slot].set(jnp.where(put, jnp.asarray(value, column.dtype), column[slot]))
 
     return EventLog(
-        t=put(log.t, t),
-        kind=put(log.kind, kind),
-        a=put(log.a, a),
-        b=put(log.b, b),
-        touch_a=put(log.touch_a, touch_a),
-        touch_b=put(log.touch_b, touch_b),
-        count=jnp.where(full, log.count, log.count + 1),
-        overflow=log.overflow | full,
+        t=at_slot(log.t, t),
+        kind=at_slot(log.kind, kind),
+        a=at_slot(log.a, a),
+        b=at_slot(log.b, b),
+        touch_a=at_slot(log.touch_a, touch_a),
+        touch_b=at_slot(log.touch_b, touch_b),
+        count=jnp.where(put, log.count + 1, log.count),
+        overflow=log.overflow | (write & full),
     )
 
 

@@ -294,6 +294,23 @@ def _replace(sim: _Sim, **changes: Any) -> _Sim:
     return dataclasses.replace(sim, **changes)
 
 
+# Fields written in place, each write already guarded: a select over them would cost a
+# pass over the whole log (capacity entries) on every step.
+_WRITTEN_IN_PLACE = ("log", "history")
+
+
+def _unless(keep: Any, new: _Sim, old: _Sim) -> _Sim:
+    """`old` where `keep`, else `new`; the log and history are taken from `new` as they are."""
+    chosen = {
+        field.name: jax.tree_util.tree_map(
+            lambda n, o: jnp.where(keep, o, n), getattr(new, field.name), getattr(old, field.name)
+        )
+        for field in dataclasses.fields(_Sim)
+        if field.name not in _WRITTEN_IN_PLACE
+    }
+    return _replace(new, **chosen)
+
+
 def _next_event(sim: _Sim, p: PhysicsParams) -> tuple[Any, Any, Any, Any, Any]:
     """The next event: (time, is ball-ball, is table contact, ball i, ball j).
 
@@ -332,8 +349,9 @@ def _apply_event(
     p: PhysicsParams,
     models: Models,
     c: Any,
+    write: Any,
 ) -> _Sim:
-    """Advance every ball to the event, resolve it and log it (caches not yet refreshed)."""
+    """Advance every ball to the event, resolve it and log it where `write` (caches not yet refreshed)."""
     is_trans = ~is_pair & ~is_rail
     balls = advance(sim.balls, t_next - sim.t, p)
     r, v, w, s = balls.r, balls.v, balls.w, balls.s
@@ -407,11 +425,14 @@ def _apply_event(
         log_b,
         jnp.where(is_pair, touch_i, -1),
         jnp.where(is_pair, touch_j, -1),
+        write,
     )
     history = sim.history
     if history is not None:
         slot = jnp.minimum(sim.log.count, history.s.shape[0] - 1)
-        history = jax.tree_util.tree_map(lambda h, x: put(h, slot, x), history, new_balls)
+        history = jax.tree_util.tree_map(
+            lambda h, x: h.at[slot].set(jnp.where(write, x, h[slot])), history, new_balls
+        )
     return _replace(
         sim,
         t=t_next,
@@ -472,7 +493,7 @@ def _apply_contacts(
     return _replace(sim, t=t_next, balls=new_balls, log=log, history=history, pending=involved)
 
 
-def _step(sim: _Sim, table: Table, p: PhysicsParams, models: Models, c: Any) -> _Sim:
+def _step(sim: _Sim, table: Table, p: PhysicsParams, models: Models, c: Any, transitions: bool) -> _Sim:
     """One step of the event loop: an event and its first ball's refresh, or a pending refresh.
 
     Each step refreshes the cache entries of exactly one ball, the costly part: a ball-ball
@@ -500,12 +521,13 @@ def _step(sim: _Sim, table: Table, p: PhysicsParams, models: Models, c: Any) -> 
     pending = jnp.any(sim.pending)
     ended = ~jnp.isfinite(t_next) & ~pending
     idle = sim.done | ended
-    happened = _apply_event(sim, t_next, is_pair, is_rail, i, j, table, p, models, c)
-    nxt = jax.tree_util.tree_map(lambda new, old: jnp.where(pending | idle, old, new), happened, sim)
+    logged = ~(pending | idle) & (transitions | is_pair | is_rail)
+    happened = _apply_event(sim, t_next, is_pair, is_rail, i, j, table, p, models, c, logged)
+    nxt = _unless(pending | idle, happened, sim)
     k = jnp.where(pending, jnp.argmax(sim.pending), i)
     left = jnp.where(pending | idle, sim.pending, happened.pending) & (jnp.arange(sim.pending.shape[0]) != k)
     refreshed = _refresh(_replace(nxt, pending=left), k, table, p, c)
-    nxt = jax.tree_util.tree_map(lambda new, old: jnp.where(idle, old, new), refreshed, nxt)
+    nxt = _unless(idle, refreshed, nxt)
     return _replace(nxt, done=idle | nxt.log.overflow)
 
 
@@ -554,7 +576,9 @@ def _start(
     )
 
 
-def _run_events(sims: _Sim, table: Table, p: PhysicsParams, models: Models, c: Any, window: int) -> _Sim:
+def _run_events(
+    sims: _Sim, table: Table, p: PhysicsParams, models: Models, c: Any, window: int, transitions: bool
+) -> _Sim:
     """Step a batch of tables (leading axis B, a multiple of `window`) until every shot ends.
 
     The loop works in chunks of `CHUNK_EVENTS` events on a window of `window` tables,
@@ -563,7 +587,9 @@ def _run_events(sims: _Sim, table: Table, p: PhysicsParams, models: Models, c: A
     holds only its window. The chunk is always compiled for `window` tables.
     """
     chunk = jax.vmap(
-        lambda sim: jax.lax.fori_loop(0, CHUNK_EVENTS, lambda _, s: _step(s, table, p, models, c), sim),
+        lambda sim: jax.lax.fori_loop(
+            0, CHUNK_EVENTS, lambda _, s: _step(s, table, p, models, c, transitions), sim
+        ),
         axis_name=WINDOW_AXIS,
     )
 
@@ -590,7 +616,7 @@ def _pad(tree: Any, size: int) -> Any:
     )
 
 
-@partial(jax.jit, static_argnames=("models", "capacity", "record", "window"))
+@partial(jax.jit, static_argnames=("models", "capacity", "record", "transitions", "window"))
 def _simulate_batch(
     balls: BallState,
     strikes: Strike | None,
@@ -599,6 +625,7 @@ def _simulate_batch(
     models: Models,
     capacity: int,
     record: bool,
+    transitions: bool,
     window: int,
 ) -> ShotResult:
     batch = balls.s.shape[0]
@@ -609,7 +636,7 @@ def _simulate_batch(
     sims = _by_window(lambda b, s: _start(b, s, table, p, capacity, record, c), window, balls, strikes)
     # The copies that fill the last window start finished: they never take a window slot.
     sims = _replace(sims, done=sims.done | (jnp.arange(padded) >= batch))
-    sims = _run_events(sims, table, p, models, c, window)
+    sims = _run_events(sims, table, p, models, c, window, transitions)
     result = ShotResult(
         final=sims.balls,
         pocket=sims.pocket,
@@ -632,6 +659,7 @@ def simulate(
     record: bool = False,
     validate: bool = True,
     window: int | None = None,
+    transitions: bool = True,
 ) -> ShotResult:
     """Simulate one shot on each of B tables (one `jit`, batched over the leading axis).
 
@@ -652,11 +680,17 @@ def simulate(
       validate: check the inputs on the host first (`validate.InputError` if bad);
         skipped automatically when the inputs are traced.
       window: tables stepped together (static); `default_window()` if None.
+      transitions: also log the motion transitions (sliding-rolling, ...). The referee
+        reads none of them, and a slow push through a cluster logs about as many of them
+        as contacts, so the game leaves them out; a recorded shot needs them (its
+        history is the state at each logged event).
 
     Returns:
       A `ShotResult` with a leading (B,) axis.
 
     """
+    if record and not transitions:
+        raise ValueError("simulate: record=True needs transitions=True (the history holds every event)")
     traced = any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves((balls, strikes)))
     if validate and not traced:
         reach = float(contact_distance(table, params, models or Models()))
@@ -667,6 +701,7 @@ def simulate(
         "models": models or Models(),
         "capacity": capacity,
         "record": record,
+        "transitions": transitions,
         "window": window or default_window(),
     }
     devices = len(jax.local_devices())
@@ -675,7 +710,7 @@ def simulate(
     return _simulate_batch(balls, strikes, table, params, **options)
 
 
-@partial(jax.jit, static_argnames=("models", "capacity", "record", "window", "devices"))
+@partial(jax.jit, static_argnames=("models", "capacity", "record", "transitions", "window", "devices"))
 def _simulate_sharded(
     balls: BallState,
     strikes: Strike | None,
@@ -684,6 +719,7 @@ def _simulate_sharded(
     models: Models,
     capacity: int,
     record: bool,
+    transitions: bool,
     window: int,
     devices: int,
 ) -> ShotResult:
@@ -692,7 +728,7 @@ def _simulate_sharded(
     tables, shared = PartitionSpec("tables"), PartitionSpec()
 
     def local(balls: BallState, strikes: Strike | None, table: Table, p: PhysicsParams) -> ShotResult:
-        return _simulate_batch(balls, strikes, table, p, models, capacity, record, window)
+        return _simulate_batch(balls, strikes, table, p, models, capacity, record, transitions, window)
 
     run = jax.shard_map(
         local, mesh=mesh, in_specs=(tables, tables, shared, shared), out_specs=tables, check_vma=False

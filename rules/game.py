@@ -30,7 +30,7 @@ from piramida.rules import verdict as vd
 from piramida.rules.decisions import Decision, decide
 from piramida.rules.referee import adjudicate_table
 
-CAPACITY = 256  # event-log slots per shot: a hard break logs about 150-400 events
+CAPACITY = 1024  # event-log slots per shot (no motion transitions): see README "Event-log capacity"
 
 
 @jax.tree_util.register_dataclass
@@ -194,7 +194,19 @@ def play(
     shooting, called, shots, balls, strikes = jax.vmap(lambda s, m, k, g: _prepare(s, m, k, g, dims.R))(
         states, moves, keys, magnitudes
     )
-    result = simulate(table, balls, strikes, params, models, capacity, record, validate=False, window=window)
+    # The referee reads no motion transition: they are logged only for a recorded shot.
+    result = simulate(
+        table,
+        balls,
+        strikes,
+        params,
+        models,
+        capacity,
+        record,
+        validate=False,
+        window=window,
+        transitions=record,
+    )
     verdicts, after_shot = jax.vmap(lambda s, x, r: adjudicate_table(s, x, r, dims))(called, shots, result)
     decision_invalid, after_decision = jax.vmap(lambda s, m: decide(s, Decision(m.option, m.take), dims))(
         states, moves

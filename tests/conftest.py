@@ -7,6 +7,8 @@ the random part of such a batch.
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
@@ -78,3 +80,18 @@ def random_tables(seed: int, count: int, table: ph.Table) -> tuple[ph.BallState,
 def random_shots() -> Any:
     """The `random_tables` helper, as a fixture."""
     return random_tables
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_programs() -> Iterator[None]:
+    """Free each test module's compiled programs when the module ends.
+
+    XLA's CPU backend maps about 1,800 memory regions for each loaded kernel program (a
+    code, a read-only and a data region per compiled kernel). A test worker that kept every
+    module's programs went past Linux's default `vm.max_map_count` (65,530), and XLA then
+    crashed (a segmentation fault in the compiler, or an abort serializing a program for
+    the cache). Later modules reload what they need from the persistent cache.
+    """
+    yield
+    jax.clear_caches()
+    gc.collect()

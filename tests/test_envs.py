@@ -203,3 +203,26 @@ def test_the_search_bot_plays_as_an_opponent_planning_for_the_env_noise() -> Non
     shots = int(env.core.states.shots[0])
     _, _, terminated, _, _ = env.step(env.action_space.sample())
     assert terminated or int(env.core.states.shots[0]) > shots  # the learner shot, then the bot replied
+
+
+@pytest.mark.parametrize("on_device", [True, False])
+def test_an_opponent_policy_gets_jax_arrays_only_when_it_asks(on_device: bool) -> None:
+    import jax
+    import jax.numpy as jnp
+
+    from piramida.envs import core
+    from piramida.envs.opponents import ObservationOpponent
+    from piramida.rules import ids
+    from piramida.rules import state as st
+
+    seen: list[object] = []
+
+    def policy(observations: object) -> object:
+        seen.append(observations)
+        return np.zeros((2, 11), np.float32)
+
+    policy.on_device = on_device  # type: ignore[attr-defined]  # as jax-ppo's SavedPolicy says
+    keys = jax.random.split(jax.random.PRNGKey(0), 2)
+    states = st.new_games(jnp.asarray([ids.FREE] * 2), keys, jnp.zeros(2, jnp.int32))
+    moves = ObservationOpponent(core.Settings(), policy)(states, keys)
+    assert isinstance(seen[0], jax.Array if on_device else np.ndarray) and moves.ball.shape == (2,)

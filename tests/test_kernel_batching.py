@@ -161,6 +161,40 @@ def test_full_log_is_flagged_as_overflow(alone: Any) -> None:
     assert fits.log.kind[0, 3] == ev.ROLLING_STATIONARY
 
 
+def test_a_log_without_transitions_holds_the_same_contacts_in_the_same_order(alone: Any) -> None:
+    # The game leaves the motion transitions out (the referee reads none): the break's log
+    # is then the full log with its transitions taken out, slot for slot. The full log
+    # overflows its 64 slots; the lean one holds the whole break.
+    balls, strike = break_shot()
+    lean = host(ph.simulate(TABLE, balls, strike, P, MODELS, capacity=CAPACITY, transitions=False))
+    full = np.flatnonzero(~np.isin(alone.log.kind[0], ev.TRANSITIONS))
+    assert alone.log.overflow[0] and not lean.log.overflow[0] and lean.log.count[0] > len(full)
+    for column in ("t", "kind", "a", "b", "touch_a", "touch_b"):
+        assert np.array_equal(getattr(lean.log, column)[0, : len(full)], getattr(alone.log, column)[0, full])
+    with pytest.raises(ValueError, match="record=True needs transitions=True"):
+        ph.simulate(TABLE, *stun_shot(), record=True, transitions=False)
+
+
+def test_a_push_through_an_unbroken_rack_fits_the_games_log() -> None:
+    # Greedy's safety (a 3 m/s full hit) into a fresh rack: the cue ball pushes a row of
+    # rack balls that it keeps catching up (about 2,000 slots with the transitions). The
+    # game's log (`rules.game.CAPACITY`, transitions left out) holds it, so the referee
+    # does not refuse the shot as it did with 256 slots.
+    from piramida.physics.layouts import break_positions
+    from piramida.rules.game import CAPACITY as GAME_CAPACITY
+
+    layout = break_positions(W, L, R)
+    layout[0] = (0.20407993, 1.47050407)
+    aim = layout[1 + np.argmin(np.linalg.norm(layout[1:] - layout[0], axis=1))] - layout[0]
+    balls = jax.tree_util.tree_map(lambda x: x[None], ph.at_rest(layout))
+    strike = ph.Strike(
+        ball=jnp.array([0]), speed=jnp.array([3.0]), phi=jnp.array([np.degrees(np.arctan2(aim[1], aim[0]))]),
+        theta=jnp.array([0.0]), a=jnp.array([0.0]), b=jnp.array([0.0]),
+    )  # fmt: skip
+    res = host(ph.simulate(TABLE, balls, strike, params=P, capacity=GAME_CAPACITY, transitions=False))
+    assert not res.log.overflow[0] and 256 < res.log.count[0] < GAME_CAPACITY
+
+
 CHILD = textwrap.dedent(
     """
     import sys

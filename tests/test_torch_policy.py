@@ -18,7 +18,6 @@ import torch
 
 from piramida.envs.actions import ASSISTED_NVEC, action_space
 from piramida.envs.observation import observation_space
-from piramida.envs.opponents import ObservationOpponent
 from piramida.training import checkpoint
 from piramida.training.torch_policy import TorchPolicy, to_jax, to_torch
 
@@ -78,20 +77,3 @@ def test_the_actions_are_those_of_predict(algo: str, mode: str, observation: str
     if mode == "raw":
         assert np.abs(np.asarray(actions)).max() <= 1.0 and np.isclose(np.abs(np.asarray(actions)).max(), 1.0)
 
-
-def test_an_opponent_hands_the_policy_jax_arrays() -> None:
-    from piramida.envs import core
-    from piramida.rules import ids
-    from piramida.rules import state as st
-
-    seen: list[Any] = []
-
-    def policy(observations: Any) -> Any:
-        seen.append(observations)
-        return jnp.zeros((observations.shape[0], 11), jnp.float32)
-
-    policy.on_device = True  # type: ignore[attr-defined]
-    keys = jax.random.split(jax.random.PRNGKey(0), 2)
-    states = st.new_games(jnp.asarray([ids.FREE] * 2), keys, jnp.zeros(2, jnp.int32))
-    moves = ObservationOpponent(core.Settings(), policy)(states, keys)
-    assert isinstance(seen[0], jax.Array) and moves.ball.shape == (2,)
