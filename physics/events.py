@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from piramida.physics.arrays import put_in_place
 from piramida.physics.table import CUSHION_NAMES, POCKET_NAMES
 
 (
@@ -105,19 +106,15 @@ def record(
     """
     full = log.count >= log.t.shape[0]
     slot = jnp.minimum(log.count, log.t.shape[0] - 1)
-    put = write & ~full
-
-    def at_slot(column: Any, value: Any) -> Any:
-        return column.at[slot].set(jnp.where(put, jnp.asarray(value, column.dtype), column[slot]))
-
+    writing = write & ~full
     return EventLog(
-        t=at_slot(log.t, t),
-        kind=at_slot(log.kind, kind),
-        a=at_slot(log.a, a),
-        b=at_slot(log.b, b),
-        touch_a=at_slot(log.touch_a, touch_a),
-        touch_b=at_slot(log.touch_b, touch_b),
-        count=jnp.where(put, log.count + 1, log.count),
+        t=put_in_place(log.t, slot, t, writing),
+        kind=put_in_place(log.kind, slot, kind, writing),
+        a=put_in_place(log.a, slot, a, writing),
+        b=put_in_place(log.b, slot, b, writing),
+        touch_a=put_in_place(log.touch_a, slot, touch_a, writing),
+        touch_b=put_in_place(log.touch_b, slot, touch_b, writing),
+        count=jnp.where(writing, log.count + 1, log.count),
         overflow=log.overflow | (write & full),
     )
 

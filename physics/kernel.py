@@ -29,7 +29,7 @@ from jax.sharding import Mesh, PartitionSpec
 
 from piramida.physics import arrays
 from piramida.physics import events as ev
-from piramida.physics.arrays import put
+from piramida.physics.arrays import put, put_in_place
 from piramida.physics.markings import centre_line_side
 from piramida.physics.motion import (
     POCKETED,
@@ -430,9 +430,7 @@ def _apply_event(
     history = sim.history
     if history is not None:
         slot = jnp.minimum(sim.log.count, history.s.shape[0] - 1)
-        history = jax.tree_util.tree_map(
-            lambda h, x: h.at[slot].set(jnp.where(write, x, h[slot])), history, new_balls
-        )
+        history = jax.tree_util.tree_map(lambda h, x: put_in_place(h, slot, x, write), history, new_balls)
     return _replace(
         sim,
         t=t_next,

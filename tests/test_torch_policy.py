@@ -76,4 +76,3 @@ def test_the_actions_are_those_of_predict(algo: str, mode: str, observation: str
     np.testing.assert_allclose(np.asarray(actions), expected, rtol=1e-6, atol=1e-6)
     if mode == "raw":
         assert np.abs(np.asarray(actions)).max() <= 1.0 and np.isclose(np.abs(np.asarray(actions)).max(), 1.0)
-
