@@ -177,12 +177,16 @@ def with_fallback(moves: Move, states: st.GameState, keys: Any, where: Any) -> M
     return where_tables(where, RandomAgent().act(states, keys), moves)
 
 
-@functools.partial(jax.jit, static_argnames=("mode",))
 def _learner_step(
     states: st.GameState, actions: Any, keys: Any, noise: Any, mode: str
 ) -> tuple[st.GameState, Outcome, Any]:
-    """Decode and play the learner's actions on every table where the learner is to move."""
-    return play_masked(states, decode(states, actions, mode), keys, to_move(states, LEARNER), noise)
+    """Decode and play the learner's actions on every table where the learner is to move.
+
+    Two compiled programs, not one fused: the shot is the opponent's `play_masked`, so the
+    kernel compiles once per env (fused, a second copy took 70 s to compile on this CPU).
+    """
+    moves = decode_moves(states, actions, mode)
+    return play_masked(states, moves, keys, to_move(states, LEARNER), noise)
 
 
 def rewards(before: st.GameState, after: st.GameState, point_reward: Any, win_reward: Any) -> Any:

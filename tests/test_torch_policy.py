@@ -37,12 +37,14 @@ def observations(kind: str, batch: int) -> Any:
     return jax.tree_util.tree_map(lambda *xs: jnp.asarray(np.stack(xs)), *samples)
 
 
-def test_a_jax_array_reaches_torch_and_back_without_a_copy() -> None:
+def test_a_jax_array_reaches_torch_without_a_copy_and_comes_back_uncommitted() -> None:
     array = jnp.arange(12.0, dtype=jnp.float32).reshape(3, 4)
     tensor = to_torch(array, torch.device("cpu"))
     assert tensor.data_ptr() == array.unsafe_buffer_pointer()
     back = to_jax(tensor * 2)
     assert isinstance(back, jax.Array) and np.array_equal(np.asarray(back), 2 * np.asarray(array))
+    # Committed (as a DLPack array is), it would make every program it meets compile again.
+    assert not back.committed
     copied = to_torch(np.asarray(array), torch.device("cpu"))  # numpy in: a tensor all the same
     assert torch.equal(copied, tensor)
 

@@ -2,10 +2,16 @@
 
 `model.predict` takes numpy: every move of a saved or live policy (eval, play, self-play,
 a league opponent) would copy the observations from the JAX device to the host, and the
-actions back. `TorchPolicy` hands the JAX arrays to torch with `torch.from_dlpack`
+actions back. `TorchPolicy` hands the JAX observations to torch with `torch.from_dlpack`
 (no copy when both sit on the same device: the CPU here, one GPU there), runs the
-policy's own `_predict`, bounds the actions as `predict` does, and hands them back to
-JAX the same way. Arrays on another device than the policy's are copied, as they must be.
+policy's own `_predict` and bounds the actions as `predict` does. Arrays on another
+device than the policy's are copied, as they must be.
+
+The actions (a few numbers a table) go back through the host, so that they reach JAX
+uncommitted to a device, like every other bot's moves: JAX compiles a program once per
+pattern of committed and uncommitted arguments, and a DLPack array is committed, so a
+game mixing a policy's moves with another bot's compiled its programs three times over
+(50 s each for `play` on this CPU, `piramida eval` with a saved policy).
 """
 
 from __future__ import annotations
@@ -38,8 +44,8 @@ def to_torch(array: Any, device: torch.device) -> torch.Tensor:
 
 
 def to_jax(tensor: torch.Tensor) -> jax.Array:
-    """`tensor` as a JAX array, shared by DLPack (a CPU tensor lands on JAX's CPU, a CUDA one on its GPU)."""
-    return jnp.from_dlpack(tensor.contiguous())
+    """`tensor` as an uncommitted JAX array on JAX's default device, through the host (module docstring)."""
+    return jnp.asarray(tensor.detach().cpu().numpy())
 
 
 class TorchPolicy:
