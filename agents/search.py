@@ -45,7 +45,7 @@ from jax import Array
 
 from piramida.agents.candidates import PowerRule, candidates
 from piramida.agents.menu import Menu, table_menu
-from piramida.agents.position import pot_chances
+from piramida.agents.position import pot_chances, race_value
 from piramida.physics import noise
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
 from piramida.physics.table import Table, preset
@@ -137,9 +137,14 @@ def outcome_value(
     result = jnp.where(
         over & (after.winner == me), 1.0, jnp.where(over & (after.winner == opponent), -1.0, 0.0)
     )
-    _, points = pot_chances(after, magnitude, table, dims, params, models)
+    chance, points = pot_chances(after, magnitude, table, dims, params, models)
     side = jnp.where(after.turn == me, 1.0, -1.0)
     value = (gain + jnp.where(over, 0.0, side * config.position_weight * points)) / target + result
+    # Free pyramid is a pure race to 8 balls, any ball for any ball (FREE-1, FREE-5): the
+    # chance of winning it, not the points, which undervalue keeping the turn.
+    need = jnp.clip(st.FREE_TARGET - after.score[jnp.stack([me, opponent])], 1, st.FREE_TARGET)
+    race = 2.0 * race_value(need, chance, after.turn == me, magnitude, st.FREE_TARGET) - 1.0
+    value = jnp.where((before.variant == ids.FREE) & ~over, race, value)
     overflow = (invalid & (1 << vd.BAD_OVERFLOW)) != 0
     value = jnp.where(overflow, -1.0 / target, value)
     return jnp.where((invalid & BEFORE_SHOT) != 0, ILLEGAL, value)

@@ -2,7 +2,7 @@
 
 After the break it trains a policy for a few thousand moves with the recommended recipe
 (`RECIPE`: MaskablePPO on the assisted actions against `greedy`, Free pyramid, `pro`
-noise; the README's training section says why) and evaluates it against `random` and
+noise, on `--tables` tables; the README's training section says why) and evaluates it against `random` and
 `greedy`, so that a newcomer sees the pot rate climb and the report with its learning
 curves. `--train-steps 0` stops after the break.
 """
@@ -48,37 +48,44 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "--games", type=int, default=64, help="games per pair in the evaluation (default: %(default)s)"
     )
+    parser.add_argument(
+        "--tables",
+        type=int,
+        default=16,
+        help="tables played at once while training (default: %(default)s; 8 or fewer share one "
+        "compiled program with the evaluation)",
+    )
     parser.set_defaults(run=run)
 
 
 # The recommended recipe (README, "Training"): what `--train-steps` runs.
 RECIPE = (
     "--algo", "maskable-ppo", "--action-mode", "assisted", "--opponent", "greedy",
-    "--variant", "free", "--noise", "pro", "--tables", "16", "--seed", "0",
+    "--variant", "free", "--noise", "pro", "--seed", "0",
 )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
     """The break, then the short training run and its evaluation."""
-    for flag, value in (("--train-steps", args.train_steps), ("--games", args.games)):
-        if value < 0 or (flag == "--games" and value < 1):
+    counts = (("--train-steps", args.train_steps), ("--games", args.games), ("--tables", args.tables))
+    for flag, value in counts:
+        if value < 0 or (flag != "--train-steps" and value < 1):
             print(f"piramida demo: error: {flag}: expected a positive integer, got {value}", file=sys.stderr)
             return 2
     break_shot(args)
-    return learn(Path(args.out), args.train_steps, args.games) if args.train_steps else 0
+    return learn(Path(args.out), args.train_steps, args.games, args.tables) if args.train_steps else 0
 
 
-def learn(out: Path, steps: int, games: int) -> int:
-    """Train with `RECIPE` for `steps` moves into out/train, then evaluate it into out/eval."""
+def learn(out: Path, steps: int, games: int, tables: int) -> int:
+    """Train with `RECIPE` on `tables` tables for `steps` moves into out/train; evaluate it into out/eval."""
     from piramida.cli.main import main
     from piramida.evaluation import curves
 
     console = Console()
     console.rule("learning to play Free pyramid: MaskablePPO against greedy")
     every = str(max(1024, steps // 4))
-    status = main(
-        ["train", *RECIPE, "--steps", str(steps), "--checkpoint-every", every, "--out", str(out / "train")]
-    )
+    command = ["train", *RECIPE, "--tables", str(tables), "--steps", str(steps), "--checkpoint-every", every]
+    status = main([*command, "--out", str(out / "train")])
     if status != 0:
         return status
     pots = curves.read(out / "train").get("piramida/pot_rate", [])

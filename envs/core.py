@@ -148,11 +148,21 @@ def split_keys(keys: Any) -> tuple[Any, Any]:
     return both[:, 0], both[:, 1]
 
 
-@jax.jit
 def play_masked(
     states: st.GameState, moves: Move, keys: Any, active: Any, noise: Any
 ) -> tuple[st.GameState, Outcome, Any]:
-    """`play` where `active`, the states unchanged elsewhere; and the next keys."""
+    """`play` where `active`, the states unchanged elsewhere; and the next keys.
+
+    The one compiled program of a move for the envs, the arena and the tests: `noise` is
+    made a float64 array first, so a Python float and an array do not compile it twice.
+    """
+    return _play_masked(states, moves, keys, active, jnp.asarray(noise, jnp.float64))
+
+
+@jax.jit
+def _play_masked(
+    states: st.GameState, moves: Move, keys: Any, active: Any, noise: Any
+) -> tuple[st.GameState, Outcome, Any]:
     keys, use = split_keys(keys)
     nxt, outcome = play(states, moves, use, noise)
     return where_tables(active, nxt, states), outcome, keys

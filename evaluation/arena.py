@@ -27,6 +27,7 @@ Figures per bot (`Tally`), over its shots in these frames:
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import asdict, dataclass, field
@@ -37,6 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from piramida.agents.protocol import Agent
+from piramida.envs import core
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules import verdict as vd
@@ -97,14 +99,44 @@ def setting_key(seed: int, variant: int, magnitude: float) -> jax.Array:
 
 
 def bucket(count: int, batch: int, buckets: int = BUCKETS) -> int:
-    """The padded size of `count` tables out of `batch`: the next multiple of batch / buckets."""
-    step = math.ceil(batch / buckets)
-    return min(batch, step * math.ceil(count / step))
+    """The padded size of `count` tables out of `batch`: the next multiple of batch / buckets.
+
+    Sizes are multiples of `core.PAD`, the envs' batch, so a bot playing up to `PAD`
+    tables here runs the program it runs as an env's opponent (one compile for both).
+    """
+    step = core.padded(math.ceil(core.padded(batch) / buckets))
+    return min(core.padded(batch), step * math.ceil(count / step))
 
 
 @jax.jit
 def _gather(tree: Any, index: jax.Array) -> Any:
     return jax.tree_util.tree_map(lambda x: x[index], tree)
+
+
+@functools.partial(jax.jit, static_argnames=("count",))
+def _head(tree: Any, count: int) -> Any:
+    return jax.tree_util.tree_map(lambda x: x[:count], tree)
+
+
+def play_padded(
+    states: st.GameState, moves: Move, keys: jax.Array, magnitude: float, capacity: int
+) -> tuple[st.GameState, Outcome]:
+    """`play` on B tables, padded to a multiple of `core.PAD` through the envs' `core.play_masked`.
+
+    The padding repeats table 0 and is dropped after the move; a frame's shot draws its
+    noise from `keys` split once (as in an env). Another `capacity` than the game's plays
+    unpadded, as its own program.
+    """
+    games = len(keys)
+    if capacity != CAPACITY:
+        return play(states, moves, keys, magnitude, capacity=capacity)
+    rows = np.arange(core.padded(games))
+    index = jnp.asarray(np.where(rows < games, rows, 0), jnp.int32)
+    active = jnp.asarray(rows < games)
+    after, outcome, _ = core.play_masked(
+        _gather(states, index), _gather(moves, index), keys[index], active, magnitude
+    )
+    return _head((after, outcome), games)
 
 
 @jax.jit
@@ -273,7 +305,7 @@ def head_to_head(
                 tallies[b].act_calls += 1
                 tallies[b].act_seconds += time.perf_counter() - tick
         before = states
-        states, outcome = play(states, moves, jax.random.split(k_play, games), magnitude, capacity=capacity)
+        states, outcome = play_padded(states, moves, jax.random.split(k_play, games), magnitude, capacity)
         if on_play is not None:
             on_play(before, moves, states, outcome)
         steps += 1

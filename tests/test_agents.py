@@ -19,15 +19,19 @@ import piramida.physics as ph
 from piramida.agents import GreedyAgent, RandomAgent, SearchAgent, make_agent
 from piramida.agents.candidates import aim, candidates, pocket_mouths
 from piramida.agents.search import SearchConfig, stage_one_values
+from piramida.envs import core
 from piramida.rules import ids
 from piramida.rules import state as st
-from piramida.rules.game import move, play
+from piramida.rules.game import CAPACITY as GAME_CAPACITY
+from piramida.rules.game import move
 
 TABLE = ph.preset()
+# The tests that compile the default search bot at batch B share one worker (`--dist
+# loadgroup`), so two workers never compile its ~2-minute program at the same time.
+SEARCH_GROUP = pytest.mark.xdist_group("search-bot")
 DIMS = st.Dims.of(TABLE, ph.PYRAMID_PARAMS.R)
 W, L, R = DIMS.width, DIMS.length, DIMS.R
 B = 8
-CAPACITY = 1024  # a hard break logs up to ~400 events: no shot here may overflow
 MOUTHS = np.asarray(pocket_mouths(TABLE)[2])
 AXES = {  # each pocket's axis, from the pocket into the table
     0: (1.0, 1.0),
@@ -96,11 +100,13 @@ def varied_states() -> st.GameState:
 
 
 def play_batch(states: st.GameState, moves: Any, seed: int = 0) -> Any:
+    """The moves played with no noise, through the envs' program (`core.play_masked`: one compile)."""
     keys = jax.random.split(jax.random.PRNGKey(seed), B)
-    return play(states, moves, keys, 0.0, TABLE, capacity=CAPACITY, dims=DIMS)
+    after, outcome, _ = core.play_masked(states, moves, keys, jnp.ones(B, bool), 0.0)
+    return after, outcome
 
 
-@pytest.mark.parametrize("name", ["random", "greedy", "search"])
+@pytest.mark.parametrize("name", ["random", "greedy", pytest.param("search", marks=SEARCH_GROUP)])
 def test_agents_make_only_moves_the_referee_accepts(name: str) -> None:
     agent = make_agent(name, dims=DIMS)
     states = varied_states()
@@ -219,6 +225,7 @@ def test_throw_correction_pots_a_30_degree_cut_the_plain_aim_misses() -> None:
     assert (potted[~corrected] != pockets[~corrected]).all(), potted
 
 
+@SEARCH_GROUP
 def test_search_is_deterministic_for_given_keys() -> None:
     states = varied_states()
     keys = jax.random.split(jax.random.PRNGKey(3), B)
@@ -229,6 +236,7 @@ def test_search_is_deterministic_for_given_keys() -> None:
     )
 
 
+@SEARCH_GROUP
 def test_search_takes_the_one_easy_pot() -> None:
     # The layouts of the greedy test above: one object ball, nothing else on the table.
     states = lone_pots()
@@ -255,6 +263,7 @@ def no_pot_states() -> st.GameState:
     raise AssertionError(f"only {len(found)} layouts without a pot in 400")
 
 
+@SEARCH_GROUP
 def test_search_fouls_no_more_than_greedy_when_nothing_pots() -> None:
     states = no_pot_states()
     keys = jax.random.split(jax.random.PRNGKey(5), B)
@@ -280,7 +289,7 @@ def test_search_stage_one_ranks_a_thin_long_cut_below_a_short_straight_pot_under
     planned = aim(own, obj, jnp.asarray(MOUTHS[0]), R)
     moves = jax.tree_util.tree_map(lambda x: x[:, None], move(ball=0, speed=planned.speed, phi=planned.phi))
     jitted = jax.jit(stage_one_values, static_argnames=("config", "dims", "models"))
-    config = SearchConfig(capacity=CAPACITY)  # quadrature on
+    config = SearchConfig(capacity=GAME_CAPACITY)  # quadrature on
     exact, noisy = (
         np.asarray(jitted(states, moves, magnitude, config, DIMS, TABLE, ph.PYRAMID_PARAMS, ph.Models()))
         for magnitude in (0.0, 0.45)

@@ -137,7 +137,7 @@ def test_demo_trains_a_policy_and_evaluates_it_with_its_learning_curves(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, out, _ = run_cli(
-        ["demo", "--out", str(tmp_path), "--train-steps", "1024", "--games", "2"], capsys
+        ["demo", "--out", str(tmp_path), "--train-steps", "1024", "--games", "2", "--tables", "8"], capsys
     )
     assert status == 0
     assert (tmp_path / "train" / "final.zip").is_file()
@@ -148,7 +148,7 @@ def test_demo_trains_a_policy_and_evaluates_it_with_its_learning_curves(
     assert (tmp_path / "eval" / "learning_curves.png").stat().st_size > 10_000
 
 
-@pytest.mark.parametrize("flag", ["--train-steps=-1", "--games=0"])
+@pytest.mark.parametrize("flag", ["--train-steps=-1", "--games=0", "--tables=0"])
 def test_demo_refuses_bad_counts(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run_cli(["demo", flag], capsys)
     assert status == 2 and flag.split("=")[0] in err

@@ -19,10 +19,12 @@ from piramida.rules import state as st
 R = st.DEFAULT_DIMS.R
 
 
-def test_bucket_pads_to_the_next_quarter_of_the_batch() -> None:
-    assert [bucket(n, 200) for n in (1, 50, 51, 100, 150, 151, 200)] == [50, 50, 100, 100, 150, 200, 200]
+def test_bucket_pads_to_the_next_quarter_of_the_batch_in_multiples_of_the_envs_batch() -> None:
+    # 200 / 4 = 50 tables, rounded up to core.PAD = 8: 56.
+    counts = (1, 56, 57, 112, 113, 168, 169, 200)
+    assert [bucket(n, 200) for n in counts] == [56, 56, 112, 112, 168, 168, 200, 200]
     assert [bucket(n, 8, buckets=1) for n in (1, 8)] == [8, 8]
-    assert bucket(3, 3) == 3
+    assert [bucket(n, 3) for n in (1, 3)] == [8, 8]  # an env's batch: a multiple of 8
 
 
 def test_settings_lists_are_checked() -> None:
