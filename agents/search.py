@@ -24,7 +24,9 @@ The value of an outcome, from the shooter's side, in fractions of a frame:
 expected points of the best next pot (`position.pot_chances`) for whoever moves next,
 `s` +1 if that is the shooter and -1 if the opponent, `w` the position weight, `target`
 the points that win the frame (8, or 71 in Classic, FREE-1/CLS-1) and `win` +-1 when the
-shot ends the frame. A decision the outcome leaves pending (after a foul) is resolved by
+shot ends the frame. In Free pyramid, a pure race to 8 balls, the value is the chance of
+winning the race instead, `2 W - 1` (`position.race_value`), which weighs keeping the turn
+as a race does. A decision the outcome leaves pending (after a foul) is resolved by
 the default policy before it is valued. Decisions at the root (G6, G12.2, DYN-7, the
 penalty and exchange balls) are chosen by the same value over every allowed (option,
 ball) pair, not by the default policy.

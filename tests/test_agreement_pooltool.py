@@ -32,7 +32,8 @@ agreement = importlib.util.module_from_spec(_SPEC)
 sys.modules[_SPEC.name] = agreement  # dataclasses need the module registered
 _SPEC.loader.exec_module(agreement)
 
-pytestmark = pytest.mark.pooltool
+# Its module-scoped fixtures are costly: one worker runs the whole module (`--dist loadgroup`).
+pytestmark = [pytest.mark.pooltool, pytest.mark.xdist_group("test_agreement_pooltool")]
 
 SEED = 2024
 RANDOM_SHOTS = 50

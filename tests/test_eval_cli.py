@@ -19,6 +19,9 @@ from piramida.cli.referee import answer
 from piramida.evaluation.results import TIMING_FIELDS
 from piramida.rules import match
 
+# Its module-scoped fixtures are costly: one worker runs the whole module (`--dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("test_eval_cli")
+
 GAMES = 4
 BASE = ["eval", "--agents", "random,greedy", "--games", str(GAMES), "--cap", "24", "--noise", "pro"]
 

@@ -26,6 +26,9 @@ import pytest
 import piramida.physics as ph
 from piramida.physics import events as ev
 
+# Its module-scoped fixtures are costly: one worker runs the whole module (`--dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("test_kernel_batching")
+
 P = ph.PYRAMID_PARAMS
 R = float(P.R)
 W, L = 1.775, 3.55

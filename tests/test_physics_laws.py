@@ -35,6 +35,9 @@ from piramida.physics.resolve.kiss import MAX_SHIFT
 from piramida.physics.strike import cue_impulse
 from piramida.physics.validate import InputError, check_balls
 
+# Its module-scoped fixtures are costly: one worker runs the whole module (`--dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("test_physics_laws")
+
 P = ph.PYRAMID_PARAMS
 R, MASS, G = float(P.R), float(P.m), float(P.g)
 U_S, U_R, E_B = float(P.u_s), float(P.u_r), float(P.e_b)

@@ -17,6 +17,9 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 from piramida.cli.main import main
 from piramida.training import checkpoint
 
+# Its module-scoped fixtures are costly: one worker runs the whole module (`--dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("test_train_cli")
+
 TINY = """
 tables = 8
 shot-limit = 4

@@ -19,6 +19,9 @@ from test_train_cli import config_file, logged, three_rounds, train
 from piramida.training import checkpoint, jax_ppo, prior
 from piramida.training.players import load_policy
 
+# Its module-scoped fixtures are costly: one worker runs the whole module (`--dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("test_train_jax")
+
 TINY = """
 algo = "jax-ppo"
 action-mode = "assisted"

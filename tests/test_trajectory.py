@@ -9,6 +9,9 @@ import pytest
 import piramida.physics as ph
 from piramida.physics.trajectory import trajectory
 
+# Its module-scoped fixtures are costly: one worker runs the whole module (`--dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("test_trajectory")
+
 
 @pytest.fixture(scope="module")
 def recorded() -> tuple[ph.ShotResult, np.ndarray]:
