@@ -77,7 +77,8 @@ class SearchConfig:
       finalists: stage-2 candidates (0: stage 1 decides).
       samples: noisy simulations per finalist.
       quadrature: stage 1 aims each move at +-1 aim sigma (module docstring; off with no noise).
-      position_weight: w, the weight of the next pot's expected points.
+      position_weight: w, the weight of the next pot's expected points (not in Free pyramid,
+        valued as a race).
       capacity: event-log slots of each simulation (an overflowing outcome counts as a foul).
 
     """

@@ -2,9 +2,9 @@
 
 After the break it trains a policy for a few thousand moves with the recommended recipe
 (`RECIPE`: MaskablePPO on the assisted actions against `greedy`, Free pyramid, `pro`
-noise, on `--tables` tables; the README's training section says why) and evaluates it against `random` and
-`greedy`, so that a newcomer sees the pot rate climb and the report with its learning
-curves. `--train-steps 0` stops after the break.
+noise, on `--tables` tables; the README's training section says why) and evaluates it
+against `random` and `greedy`, so that a newcomer sees the pot rate climb and the report
+with its learning curves. `--train-steps 0` stops after the break.
 """
 
 from __future__ import annotations
