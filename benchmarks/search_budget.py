@@ -11,8 +11,10 @@ decision) the script
    95 % Wilson interval and the pot rate;
 
 then draws both against the budget (`--plot`, PNG); `--games 0` only times the decisions.
-Each level is run with one batch shape in its matches (`buckets=1`), so it compiles twice
-(batch 1 and the match batch).
+The matches are played as `benchmarks/search_strength.py` plays them (same seed, racks,
+noise keys and batch buckets), so a level's row there and here are the same frames.
+Levels can be run in separate processes (one per core) and their JSONs drawn together with
+`--replot a.json b.json`.
 
 Usage::
 
@@ -21,6 +23,7 @@ Usage::
     python benchmarks/search_budget.py --games 0 --decisions 16                 # decision time only
     python benchmarks/search_budget.py --json out.json --plot docs/search_budget.png
     python benchmarks/search_budget.py --replot out.json --plot docs/search_budget.png   # draw again
+    python benchmarks/search_budget.py --replot a.json b.json --json all.json --plot all.png  # merge
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ import piramida.physics  # noqa: F401 (float64 and the persistent compilation ca
 from piramida.agents import GreedyAgent
 from piramida.agents.search import LEVELS, SearchAgent
 from piramida.evaluation.arena import head_to_head
-from piramida.evaluation.report import machine, pct
+from piramida.evaluation.report import machine, match_progress, pct, setting_task
 from piramida.evaluation.settings import parse_noise, parse_variants
 from piramida.physics.files import write_atomic
 from piramida.rules import ids
@@ -67,7 +70,8 @@ def positions(variant: int, count: int, magnitude: float, seed: int) -> list[st.
         if step in SNAPSHOT_STEPS:
             found += [jax.tree_util.tree_map(lambda x, k=k: x[k : k + 1], states) for k in range(per_step)]
         key, k_play = jax.random.split(key)
-        states, _ = play(states, greedy.act(states, None), jax.random.split(k_play, per_step), magnitude)
+        shot_keys = jax.random.split(k_play, per_step)
+        states, _ = play(states, greedy.act(states, shot_keys), shot_keys, magnitude)
     return found[:count]
 
 
@@ -148,12 +152,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="write the results here (JSON)")
     parser.add_argument("--plot", help="draw the results here (PNG)")
-    parser.add_argument("--replot", metavar="JSON", help="only draw --plot from a JSON this script wrote")
+    parser.add_argument(
+        "--replot",
+        metavar="JSON",
+        nargs="+",
+        help="only draw --plot (and write --json) from JSONs this script wrote, their levels merged",
+    )
     args = parser.parse_args(argv)
     if args.replot:
         if not args.plot:
             parser.error("--replot needs --plot")
-        plot(json.loads(Path(args.replot).read_text()), args.plot)
+        try:
+            drawn = merged([json.loads(Path(name).read_text()) for name in args.replot])
+        except ValueError as error:
+            parser.error(f"--replot: {error}")
+        if args.json:
+            write_atomic(args.json, json.dumps(drawn, indent=2, allow_nan=True) + "\n")
+        plot(drawn, args.plot)
         return
     levels = [name.strip() for name in args.levels.split(",") if name.strip()]
     unknown = [name for name in levels if name not in LEVELS]
@@ -213,11 +228,32 @@ def main(argv: list[str] | None = None) -> None:
     console.print(summary_table(report))
 
 
+def merged(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """One report from several runs of the same config (levels run apart), levels by budget.
+
+    Raises ValueError when the configs differ or a level appears twice.
+    """
+    first = reports[0]
+    for other in reports[1:]:
+        if other["config"] != first["config"]:
+            raise ValueError(f"configs differ: {first['config']} and {other['config']}")
+    levels = [row for report in reports for row in report["levels"]]
+    names = [row["level"] for row in levels]
+    if len(set(names)) != len(names):
+        raise ValueError(f"a level appears more than once: {names}")
+    return {
+        **first,
+        "command": [report["command"] for report in reports] if len(reports) > 1 else first["command"],
+        "levels": sorted(levels, key=lambda row: row["budget"]),
+    }
+
+
 def match_row(
     agent: SearchAgent, greedy: GreedyAgent, variant: int, magnitude: float, args: Any, console: Console
 ) -> dict[str, Any]:
     """A level's frames against greedy: its row's match fields."""
-    with console.status(f"budget {agent.budget}: {args.games} frames against greedy"):
+    with match_progress(console) as progress:
+        task, on_step = setting_task(progress, f"budget {agent.budget}", args.cap, args.games)
         result = head_to_head(
             (("search", agent), ("greedy", greedy)),
             variant,
@@ -225,9 +261,10 @@ def match_row(
             args.games,
             args.cap,
             args.seed,
+            on_step=on_step,
             rack_jitter=True,
-            buckets=1,
         )
+        progress.update(task, total=result["steps"], completed=result["steps"])
     return {
         "win_rate": result["win_rate"],
         "win_rate_ci95": result["win_rate_ci95"],

@@ -94,11 +94,11 @@ def main() -> None:
     parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args()
     console = Console()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for tables in (int(t) for t in args.tables.split(",")):
         for algo, measure in (("maskable-ppo", sb3_speed), ("jax-ppo", jax_speed)):
             with console.status(f"{algo}, {tables} tables"):
-                row = {"algo": algo, "tables": tables} | measure(args, tables)
+                row: dict[str, Any] = {"algo": algo, "tables": tables} | measure(args, tables)
             row["moves_per_s"] = row["moves"] / row["seconds"]
             rows.append(row)
     table = Table(title=f"training speed: {args.variant}, assisted, against {args.opponent}")

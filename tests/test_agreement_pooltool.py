@@ -15,22 +15,15 @@ batch size: one compile per table shape and model.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pooltool  # noqa: F401  (CI installs it; a missing pooltool should fail loudly)
 import pytest
+from benchmark_scripts import load
 
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "agreement.py"
-_SPEC = importlib.util.spec_from_file_location("piramida_benchmark_agreement", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-agreement = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = agreement  # dataclasses need the module registered
-_SPEC.loader.exec_module(agreement)
+agreement = load("agreement")
 
 # Its module-scoped fixtures are costly: one worker runs the whole module (`--dist loadgroup`).
 pytestmark = [pytest.mark.pooltool, pytest.mark.xdist_group("test_agreement_pooltool")]
