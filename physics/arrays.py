@@ -20,15 +20,6 @@ def put(x: Any, index: Any, value: Any, axis: int = 0) -> Any:
     return jnp.where(mask, jnp.expand_dims(value, axis) if jnp.ndim(value) else value, x)
 
 
-def put_in_place(x: Any, index: Any, value: Any, where: Any) -> Any:
-    """`x` with entry `index` (axis 0) replaced by `value` where `where`, as a one-entry scatter.
-
-    For long columns written one entry per step (the event log, its history): a select
-    (`put`) would pass over the whole column on every step, whatever its length.
-    """
-    return x.at[index].set(jnp.where(where, jnp.asarray(value, x.dtype), x[index]))
-
-
 def dot(a: Any, b: Any) -> Any:
     """Sum of a * b over the last axis, added left to right in plain element-wise ops.
 

@@ -21,7 +21,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from piramida.physics.arrays import put_in_place
 from piramida.physics.table import CUSHION_NAMES, POCKET_NAMES
 
 (
@@ -93,29 +92,6 @@ def empty_log(capacity: int) -> EventLog:
         touch_b=minus,
         count=jnp.int32(0),
         overflow=jnp.bool_(False),
-    )
-
-
-def record(
-    log: EventLog, t: Any, kind: Any, a: Any, b: Any, touch_a: Any, touch_b: Any, write: Any = True
-) -> EventLog:
-    """Append one event where `write` (or flag overflow if the log is full).
-
-    The slot is written in place (a scatter of one entry per table), not selected over the
-    whole log: a step then costs the same whatever the capacity.
-    """
-    full = log.count >= log.t.shape[0]
-    slot = jnp.minimum(log.count, log.t.shape[0] - 1)
-    writing = write & ~full
-    return EventLog(
-        t=put_in_place(log.t, slot, t, writing),
-        kind=put_in_place(log.kind, slot, kind, writing),
-        a=put_in_place(log.a, slot, a, writing),
-        b=put_in_place(log.b, slot, b, writing),
-        touch_a=put_in_place(log.touch_a, slot, touch_a, writing),
-        touch_b=put_in_place(log.touch_b, slot, touch_b, writing),
-        count=jnp.where(writing, log.count + 1, log.count),
-        overflow=log.overflow | (write & full),
     )
 
 

@@ -1,25 +1,30 @@
-"""JAX runtime settings every piramida entry point shares (float64, the compile cache), and the versions.
+"""Runtime settings every piramida entry point shares (float64, the compile caches), and the versions.
 
 The kernel needs float64 (a pyramid pocket's tolerance is a few milliradians, and event
-times feed the referee's ordering), and its first compile takes tens of seconds, so the
-persistent compilation cache is on by default. ``PIRAMIDA_CACHE_DIR`` moves the cache;
-``PIRAMIDA_CACHE_DIR=off`` disables it.
+times feed the referee's ordering). Two compilers run: Warp compiles the shot kernel
+(`physics.engine`) once per machine, and XLA compiles each jitted program per batch
+shape; both caches live under one project cache directory, so a second start compiles
+nothing. ``PIRAMIDA_CACHE_DIR`` moves it (``<dir>/jax`` and ``<dir>/warp``);
+``PIRAMIDA_CACHE_DIR=off`` turns the persistent caches off (Warp then compiles into a
+temporary directory).
 """
 
 from __future__ import annotations
 
 import os
 import platform
+import tempfile
 from importlib import metadata
 from pathlib import Path
 
 import jax
+import warp as wp
 
-DEFAULT_CACHE_DIR = Path.home() / ".cache" / "piramida" / "jax"
+DEFAULT_CACHE_DIR = Path.home() / ".cache" / "piramida"
 
 
 def cache_dir() -> Path | None:
-    """The persistent compilation cache directory, or None when the user turned it off."""
+    """The project's cache directory, or None when the user turned the caches off."""
     configured = os.environ.get("PIRAMIDA_CACHE_DIR", "")
     if configured.lower() in {"off", "none", "0"}:
         return None
@@ -27,15 +32,19 @@ def cache_dir() -> Path | None:
 
 
 def configure() -> None:
-    """Enable float64 and the persistent compilation cache (idempotent)."""
+    """Enable float64 and both persistent caches (idempotent; before Warp's first compile)."""
     jax.config.update("jax_enable_x64", True)
+    wp.config.quiet = True
     directory = cache_dir()
     if directory is None:
+        wp.config.kernel_cache_dir = tempfile.mkdtemp(prefix="piramida-warp-")
         return
-    directory.mkdir(parents=True, exist_ok=True)
-    jax.config.update("jax_compilation_cache_dir", str(directory))
-    # Cache every compiled program: the kernel's are the slow ones, but the CLI's many
-    # small helpers add up to seconds on a cold start too.
+    (directory / "jax").mkdir(parents=True, exist_ok=True)
+    (directory / "warp").mkdir(parents=True, exist_ok=True)
+    wp.config.kernel_cache_dir = str(directory / "warp")
+    jax.config.update("jax_compilation_cache_dir", str(directory / "jax"))
+    # Cache every compiled program: the CLI's many small helpers add up to seconds on a
+    # cold start too.
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 

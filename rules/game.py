@@ -159,7 +159,7 @@ def _prepare(
     return shooting, called, shot, balls, strike
 
 
-@functools.partial(jax.jit, static_argnames=("models", "capacity", "dims", "window", "record"))
+@functools.partial(jax.jit, static_argnames=("models", "capacity", "dims", "record"))
 def play(
     states: st.GameState,
     moves: Move,
@@ -170,7 +170,6 @@ def play(
     models: Models = Models(),  # noqa: B008 (frozen, hashable)
     capacity: int = CAPACITY,
     dims: st.Dims = st.DEFAULT_DIMS,
-    window: int | None = None,
     record: bool = False,
 ) -> tuple[st.GameState, Outcome]:
     """Play one move on each of B tables: (next states, outcome), in one `jit`.
@@ -181,7 +180,7 @@ def play(
       keys: (B, 2) PRNG keys of the execution noise, one per table.
       magnitude: execution-noise magnitude (`physics.noise`), scalar or (B,).
       table: the kernel's table (default: the `pyramid-12ft` preset); must match `dims`.
-      params, models, capacity, window, record: as `physics.simulate`.
+      params, models, capacity, record: as `physics.simulate`.
       dims: the table's figures for the referee (static).
 
     """
@@ -204,7 +203,6 @@ def play(
         capacity,
         record,
         validate=False,
-        window=window,
         transitions=record,
     )
     verdicts, after_shot = jax.vmap(lambda s, x, r: adjudicate_table(s, x, r, dims))(called, shots, result)

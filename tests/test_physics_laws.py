@@ -30,8 +30,8 @@ from hypothesis import strategies as st
 
 import piramida.physics as ph
 from piramida.physics import events as ev
+from piramida.physics.engine.kiss import MAX_SHIFT_M as MAX_SHIFT
 from piramida.physics.kernel import contact_distance
-from piramida.physics.resolve.kiss import MAX_SHIFT
 from piramida.physics.strike import cue_impulse
 from piramida.physics.validate import InputError, check_balls
 

@@ -6,6 +6,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 
 import jax.numpy as jnp
 import numpy as np
@@ -116,10 +117,11 @@ def test_centre_line_side_has_an_on_the_line_band() -> None:
 
 
 @pytest.mark.parametrize("setting", ["off", "custom"])
-def test_compilation_cache_follows_piramida_cache_dir(setting: str, tmp_path: object) -> None:
+def test_compilation_caches_follow_piramida_cache_dir(setting: str, tmp_path: object) -> None:
     directory = "off" if setting == "off" else str(tmp_path)
     code = (
-        "import jax, piramida.physics; print(jax.config.jax_enable_x64, jax.config.jax_compilation_cache_dir)"
+        "import jax, warp, piramida.physics; "
+        "print(jax.config.jax_enable_x64, jax.config.jax_compilation_cache_dir, warp.config.kernel_cache_dir)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],
@@ -129,4 +131,6 @@ def test_compilation_cache_follows_piramida_cache_dir(setting: str, tmp_path: ob
         check=True,
     ).stdout.split()
     assert out[0] == "True"
-    assert out[1] == ("None" if setting == "off" else directory)
+    assert out[1] == ("None" if setting == "off" else f"{directory}/jax")
+    # Warp's kernel cache sits beside JAX's, or in a temporary directory when caching is off.
+    assert out[2] == f"{directory}/warp" if setting != "off" else out[2].startswith(tempfile.gettempdir())

@@ -1,5 +1,7 @@
-"""Collision resolvers: what a contact does to the velocities and spins of the balls.
+"""Collision laws in JAX, beside the kernel's Warp ones (`physics.engine`).
 
-One module per contact pair (`ball_ball`, `cushion`), one function per published model,
-each selected by name through `piramida.physics.params.Models`.
+`ball_ball.collide` lets the bots predict a cut's throw inside their jitted programs;
+`stronge` is the reference of Stronge's compliant cushion model, checked against
+pooltool-billiards in `tests/test_stronge.py`, whose constants the kernel shares. The
+kernel tests hold the Warp versions to the same results (`tests/test_kernel_reference.py`).
 """

@@ -1,0 +1,108 @@
+"""GPU figures of the Warp shot kernel: throughput per batch size, one shot's latency, block size,
+and `jax-ppo` learner moves per second (the rows of the README's "GPU" section).
+
+Run on a GPU machine, one section per process (a hang in one leaves the others):
+    python benchmarks/gpu_kernel.py kernel OUT.jsonl [BLOCK_DIM]
+    python benchmarks/gpu_kernel.py ppo OUT.jsonl
+Each measurement is appended to OUT.jsonl as one JSON line as soon as it is made, so a
+section killed by its time limit still leaves what it measured. `SMALL=1` runs the same
+code paths at toy sizes (a CPU dry run).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+import piramida.physics as ph
+
+SMALL = os.environ.get("SMALL") == "1"
+
+
+def emit(out: str, **row: Any) -> None:
+    """Append one measurement to the JSON Lines file and print it."""
+    row["time"] = time.time()
+    with open(out, "a") as f:
+        f.write(json.dumps(row) + "\n")
+    print(json.dumps(row), flush=True)
+
+
+def kernel(out: str, block: str) -> None:
+    """Shots/s and events/s per workload and batch size, first-call time, one shot's latency."""
+    from piramida.cli.bench import CAPACITY, WORKLOADS
+
+    emit(out, section="kernel", devices=[str(d) for d in jax.devices()], jax=jax.__version__, block_dim=block)
+    table, params = ph.preset(), ph.PYRAMID_PARAMS
+    W, L, R = float(table.width), float(table.length), float(params.R)
+    plan = [
+        ("random16", 1),
+        ("random16", 65536),
+        ("break", 65536),
+        ("random16", 262144),
+        ("random16", 1048576),
+    ]
+    if SMALL:
+        plan = [("random16", 1), ("random16", 64), ("break", 16)]
+    for workload, size in plan:
+        make = WORKLOADS[workload]
+        balls, strikes = make(0, size, W, L, R)
+        t = time.perf_counter()
+        jax.block_until_ready(ph.simulate(table, balls, strikes, params, capacity=CAPACITY[workload]))
+        first = time.perf_counter() - t
+        calls = 3 if size >= 8192 else 20
+        batches = jax.block_until_ready([make(k + 1, size, W, L, R) for k in range(calls)])
+        events = overflow = 0
+        t = time.perf_counter()
+        for b, s in batches:
+            res = ph.simulate(table, b, s, params, capacity=CAPACITY[workload], validate=False)
+            events += int(jnp.sum(res.log.count))
+            overflow += int(jnp.sum(res.log.overflow))
+        dt = time.perf_counter() - t
+        emit(
+            out, section="kernel", block_dim=block, workload=workload, batch=size, first_call_s=first,
+            calls=calls, shots_per_s=calls * size / dt, events_per_s=events / dt,
+            events_per_shot=events / (calls * size), ms_per_call=1e3 * dt / calls, overflow=overflow,
+        )  # fmt: skip
+
+
+def ppo(out: str) -> None:
+    """Learner moves per second of `jax-ppo` against greedy, and the time of its first round."""
+    from piramida.envs import functional
+    from piramida.training import jax_ppo
+    from piramida.training.config import TrainConfig
+
+    emit(out, section="ppo", devices=[str(d) for d in jax.devices()])
+    for tables in (8,) if SMALL else (4096, 16384):
+        n_steps = 16
+        hyper = {"n_steps": n_steps, "batch_size": tables * n_steps // 8, "n_epochs": 4}
+        config = TrainConfig(algo="jax-ppo", variant="free", action_mode="assisted", tables=tables,
+                             opponent="greedy", seed=0, hyperparameters=hyper, noise=0.15)  # fmt: skip
+        h, settings = jax_ppo.Hyper.of(config), jax_ppo.settings_of(config)
+        t = time.perf_counter()
+        runner = jax_ppo.new_runner(config, settings, h)
+        update = jax_ppo.make_update(settings.action_mode, config.opponent, h)
+        numbers = functional.EnvParams.of(settings)
+        runner = jax.block_until_ready(update(runner, numbers))[0]
+        warm = time.perf_counter() - t
+        rounds = 3
+        t = time.perf_counter()
+        for _ in range(rounds):
+            runner = jax.block_until_ready(update(runner, numbers))[0]
+        dt = time.perf_counter() - t
+        moves = rounds * n_steps * tables
+        emit(out, section="ppo", tables=tables, opponent="greedy", first_round_s=warm, rounds=rounds,
+             learner_moves_per_s=moves / dt, seconds_per_round=dt / rounds)  # fmt: skip
+
+
+if __name__ == "__main__":
+    section, path = sys.argv[1], sys.argv[2]
+    if section == "kernel":
+        kernel(path, os.environ.get("PIRAMIDA_BLOCK_DIM", "256"))
+    else:
+        ppo(path)
