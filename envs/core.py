@@ -4,8 +4,9 @@
 the learner's actions are decoded and played on every table at once (`rules.game.play`:
 kernel, then referee), then the opponent moves wherever it is the opponent's turn, until
 every table waits for the learner again or has ended. The batch is padded to a multiple
-of the kernel's window (`PAD`), so one compiled program serves every env with up to
-`PAD` tables (the single env, small vector envs, the tests).
+of `PAD` tables, so one compiled program (the referee, the bots and the observation
+around the kernel, which itself compiles once for every size) serves every env with up
+to `PAD` tables (the single env, small vector envs, the tests).
 
 The learner is seat 0 on every table; who breaks first is drawn per frame, and the
 breaks of a frame follow G13 only within a `Core` episode (one frame is one episode).
@@ -34,7 +35,7 @@ from piramida.rules import state as st
 from piramida.rules.game import Move, Outcome, play, where_tables
 
 LEARNER, OPPONENT = 0, 1
-PAD = 8  # = physics.kernel.CPU_WINDOW: tables padded to a multiple of this
+PAD = 8  # tables padded to a multiple of this: one batch shape, one compile of the programs
 OPPONENT_MOVE_CAP = 400  # opponent moves in a row before a table is called stuck (a bug, not a rule)
 
 # An opponent plays the batch: (states, keys) -> moves. Bots are `agents.Agent.act`; a

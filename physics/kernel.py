@@ -260,10 +260,12 @@ def simulate(
     """Simulate one shot on each of B tables (one `jit`, batched over the leading axis).
 
     A table's result is the same to the last bit alone and in a batch of any size: each
-    table is one thread's own computation. With several local devices (GPUs, or CPU
-    devices from `XLA_FLAGS=--xla_force_host_platform_device_count=N`) the batch is split
-    over all of them when B divides evenly (`shard_map` on a one-axis `Mesh`); the result
-    stays sharded.
+    table is one thread's own computation. With several devices (GPUs, CPU devices from
+    `XLA_FLAGS=--xla_force_host_platform_device_count=N`, or the devices of several
+    processes joined by `jax.distributed`, whose batch is then one global array) the batch
+    is split over all of them when B divides evenly (`shard_map` on a one-axis `Mesh`);
+    the result stays sharded. Validation reads the inputs on the host: pass
+    `validate=False` for a global array that spans processes.
 
     Args:
       table: the table (shared by all B tables).
@@ -300,7 +302,7 @@ def simulate(
         "record": record,
         "transitions": transitions,
     }
-    devices = len(jax.local_devices())
+    devices = jax.device_count()
     if not traced and devices > 1 and balls.s.shape[0] % devices == 0:
         return _simulate_sharded(balls, strikes, table, params, devices=devices, **options)
     return _simulate_batch(balls, strikes, table, params, **options)
@@ -319,7 +321,7 @@ def _simulate_sharded(
     devices: int,
 ) -> ShotResult:
     """`_simulate_batch` on each device's share of the tables (the table axis split)."""
-    mesh = Mesh(np.asarray(jax.local_devices()[:devices]), ("tables",))
+    mesh = Mesh(np.asarray(jax.devices()[:devices]), ("tables",))
     tables, shared = PartitionSpec("tables"), PartitionSpec()
 
     def local(balls: BallState, strikes: Strike | None, table: Table, p: PhysicsParams) -> ShotResult:

@@ -1,8 +1,7 @@
 """Shared helpers for the physics tests: random tables and strikes, built the same way everywhere.
 
-Each distinct (table, models, capacity, batch size) compiles the kernel once (~25 s on two
-cores), so the physics tests put many scenarios into one fixed-size batch; these helpers make
-the random part of such a batch.
+The physics tests put many scenarios into one fixed-size batch (one trace of the kernel's
+JAX wrapper each); these helpers make the random part of such a batch.
 """
 
 from __future__ import annotations

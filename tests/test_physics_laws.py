@@ -5,9 +5,9 @@ u_s); collisions conserve momentum and never create energy; contacts at one inst
 resolved together; a symmetric break stays symmetric; a ball rolled down a pocket's centre
 line drops and one aimed at a jaw nose does not; balls never end up inside each other.
 
-Compiling the kernel costs ~25 s per distinct (table, models, capacity, batch size), so
-the scenarios share batches of 32 tables (module fixtures, three compiles), and each
-test reads its rows: `rect` on the pocketless rectangle (balls given initial motion, no
+The scenarios share batches of 32 tables (module fixtures, three runs; each was a
+compile of ~25 s with the XLA kernel, and sharing still saves the JAX wrapper's traces),
+and each test reads its rows: `rect` on the pocketless rectangle (balls given initial motion, no
 strike; the frictionless_elastic ball-ball model, whose collisions have a closed form),
 `elastic` on the same compile with e_b = 1, and `pockets` on the pyramid preset (cue
 strikes; the default frictional_inelastic ball-ball model with each cushion model). All

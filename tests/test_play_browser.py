@@ -29,7 +29,7 @@ from piramida.play.server import create_app
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"
 DOCS_PNG = Path(__file__).parent.parent / "docs" / "play.png"
-TIMEOUT_MS = 180_000  # the first shot may compile the kernel (about 30 s on two busy cores)
+TIMEOUT_MS = 180_000  # the first moves compile the referee and the bot (tens of seconds on two busy cores)
 # Every value the page's busy flag takes, in order (animating, thinking, idle ...).
 RECORD_BUSY = """
 window.busyLog = [];
