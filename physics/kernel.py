@@ -12,7 +12,10 @@ pytrees.
 
 from __future__ import annotations
 
+import inspect
+import itertools
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -132,19 +135,66 @@ def touching_cushion(r: Any, table: Table, c: Any) -> Any:
     return jnp.where(jnp.any(hits), ids[jnp.argmax(hits)], -1)
 
 
-_SHOT_CALL: Any = None
+# The kernel's arguments that all tables share; every other one has a leading table axis.
+_SHARED_ARGUMENTS = frozenset({"constants", "options", "lines", "line_ids", "arcs", "arc_pocket", "holes"})
+_SHOT_CALLS: dict[str, Any] = {}
+_POOL: ThreadPoolExecutor | None = None  # the CPU launcher's threads, made on first use
 
 
-def _shot_call() -> Any:
-    """`loop.shot` as a JAX function (built once, on first use).
+def cpu_threads() -> int:
+    """Threads a CPU launch runs on: every core, or `PIRAMIDA_CPU_THREADS`."""
+    return int(os.environ.get("PIRAMIDA_CPU_THREADS", "0")) or os.cpu_count() or 1
 
-    CUDA runs `CUDA_BLOCK_DIM` threads a block unless `PIRAMIDA_BLOCK_DIM` says otherwise.
+
+def _launch_on_cpu_threads(*arguments: Any) -> None:
+    """`loop.shot` over the batch, split into one slice of tables per CPU thread.
+
+    Warp runs a CPU launch on one thread, and its JAX FFI handler serializes concurrent
+    calls, so two launches in one `jit` (or one per CPU device under `shard_map`) ran no
+    faster than one; launches from a thread pool inside one call do, since a Warp launch
+    releases the GIL.
     """
-    global _SHOT_CALL
-    if _SHOT_CALL is None:
-        block = int(os.environ.get("PIRAMIDA_BLOCK_DIM", "0")) or CUDA_BLOCK_DIM
-        _SHOT_CALL = wp.jax_kernel(loop.shot, num_outputs=len(_OUTPUTS), block_dim=block)
-    return _SHOT_CALL
+    global _POOL
+    names = list(inspect.signature(loop.shot.func).parameters)
+    batch = arguments[0].shape[0]
+    bounds = np.linspace(0, batch, min(cpu_threads(), batch) + 1).astype(int)
+
+    def launch(lo: int, hi: int) -> None:
+        sliced = [a if n in _SHARED_ARGUMENTS else a[lo:hi] for n, a in zip(names, arguments, strict=True)]
+        wp.launch(loop.shot, dim=hi - lo, inputs=sliced, device="cpu")
+
+    if len(bounds) == 2:  # one slice: no thread hand-over
+        launch(0, batch)
+        return
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=cpu_threads(), thread_name_prefix="piramida-kernel")
+    for done in [_POOL.submit(launch, lo, hi) for lo, hi in itertools.pairwise(bounds) if hi > lo]:
+        done.result()
+
+
+# `jax_callable` reads the argument types from the function: those of the kernel.
+_launch_on_cpu_threads.__signature__ = inspect.signature(loop.shot.func)  # type: ignore[attr-defined]
+_launch_on_cpu_threads.__annotations__ = dict(loop.shot.func.__annotations__)
+
+
+def _shot_call(platform: str) -> Any:
+    """`loop.shot` as a JAX function for `platform` (built once, on first use).
+
+    On the CPU, a Python launcher that spreads the tables over the cores; on CUDA, one
+    launch of `CUDA_BLOCK_DIM` threads a block unless `PIRAMIDA_BLOCK_DIM` says otherwise.
+    """
+    if platform not in _SHOT_CALLS:
+        if platform == "cpu":
+            # No preload: it would build a Warp module of this file, which holds no kernel.
+            _SHOT_CALLS[platform] = wp.jax_callable(
+                _launch_on_cpu_threads,
+                num_outputs=len(_OUTPUTS),
+                module_preload_mode=wp.JaxModulePreloadMode.NONE,
+            )
+        else:
+            block = int(os.environ.get("PIRAMIDA_BLOCK_DIM", "0")) or CUDA_BLOCK_DIM
+            _SHOT_CALLS[platform] = wp.jax_kernel(loop.shot, num_outputs=len(_OUTPUTS), block_dim=block)
+    return _SHOT_CALLS[platform]
 
 
 def _run_kernel(
@@ -168,8 +218,10 @@ def _run_kernel(
         "hist_r": (batch, slots, n, 2), "hist_v": (batch, slots, n, 2), "hist_w": (batch, slots, n, 3),
         "hist_s": (batch, slots, n),
     }  # fmt: skip
+    platform = jax.default_backend()
+    launch = {} if platform == "cpu" else {"launch_dims": (batch,)}
     return tuple(
-        _shot_call()(
+        _shot_call(platform)(
             balls.r,
             balls.v,
             balls.w,
@@ -178,8 +230,8 @@ def _run_kernel(
             constants,
             options,
             *geometry,
-            launch_dims=(batch,),
             output_dims=shapes,
+            **launch,
         )
     )
 

@@ -35,6 +35,7 @@ def configure() -> None:
     """Enable float64 and both persistent caches (idempotent; before Warp's first compile)."""
     jax.config.update("jax_enable_x64", True)
     wp.config.quiet = True  # type: ignore[attr-defined]
+    wp.config.log_level = wp.LOG_WARNING  # no line per module load
     directory = cache_dir()
     if directory is None:
         wp.config.kernel_cache_dir = tempfile.mkdtemp(prefix="piramida-warp-")

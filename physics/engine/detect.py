@@ -36,6 +36,23 @@ def circle_coeffs(d: wp.vec2d, v: wp.vec2d, half_a: wp.vec2d, radius: wp.float64
     )
 
 
+# Slack (m) on the reach test below, far above the rounding of the distances it compares.
+REACH_SLACK = wp.constant(wp.float64(1e-9))
+
+
+@wp.func
+def may_reach(d: wp.vec2d, v: wp.vec2d, half_a: wp.vec2d, h: wp.float64, radius: wp.float64) -> wp.bool:
+    """Whether |d + v t + half_a t^2| can fall to `radius` for some t in [0, h].
+
+    |v t + half_a t^2| <= |v| h + |half_a| h^2 there, so a circle further away than that
+    cannot be met: its root search (the costly quartic) would find nothing, and is skipped.
+    """
+    if not wp.isfinite(h):
+        return True
+    travel = wp.length(v) * h + wp.length(half_a) * h * h
+    return wp.length(d) - travel <= radius + REACH_SLACK
+
+
 @wp.func
 def pair_time(
     rk: wp.vec2d,
@@ -53,8 +70,13 @@ def pair_time(
     Any overlap that is closing counts as a contact now: a contact's kiss may have moved
     one of the balls a few micrometres into the other.
     """
-    coeffs = circle_coeffs(rk - rm, vk - vm, F(0.5) * (ak - am), two_r)
-    return first_entry(coeffs, wp.min(hk, hm), infinity(), False)
+    d = rk - rm
+    dv = vk - vm
+    half_a = F(0.5) * (ak - am)
+    h = wp.min(hk, hm)
+    if not may_reach(d, dv, half_a, h, two_r):
+        return infinity()
+    return first_entry(circle_coeffs(d, dv, half_a, two_r), h, infinity(), False)
 
 
 @wp.func
@@ -133,30 +155,36 @@ def rail_entry(
     best = infinity()
     kind = LINE
     index = int(0)
+    travel = wp.length(v) * h + wp.length(half_a) * h * h
     for k in range(lines.shape[0]):
         a = line_point(lines, k)
         u = line_along(lines, k)
         n = line_normal(lines, k)
-        t = wp.min(
-            line_side_time(r, v, half_a, h, c, a, u, n, lines[k, 6]),
-            line_side_time(r, v, half_a, h, c, a, u, -n, lines[k, 6]),
-        )
+        t = infinity()
+        # A line further than the ball can travel is met on neither side (see `may_reach`).
+        if not wp.isfinite(h) or wp.abs(wp.dot(n, r - a)) - travel <= c + REACH_SLACK:
+            t = wp.min(
+                line_side_time(r, v, half_a, h, c, a, u, n, lines[k, 6]),
+                line_side_time(r, v, half_a, h, c, a, u, -n, lines[k, 6]),
+            )
         if t < best:
             best = t
             kind = LINE
             index = k
     for k in range(arcs.shape[0]):
-        t = first_entry(
-            circle_coeffs(r - circle_centre(arcs, k), v, half_a, arcs[k, 2] + c), h, infinity(), True
-        )
+        d = r - circle_centre(arcs, k)
+        t = infinity()
+        if may_reach(d, v, half_a, h, arcs[k, 2] + c):
+            t = first_entry(circle_coeffs(d, v, half_a, arcs[k, 2] + c), h, infinity(), True)
         if t < best:
             best = t
             kind = ARC
             index = k
     for k in range(holes.shape[0]):
-        t = first_entry(
-            circle_coeffs(r - circle_centre(holes, k), v, half_a, holes[k, 2]), h, infinity(), True
-        )
+        d = r - circle_centre(holes, k)
+        t = infinity()
+        if may_reach(d, v, half_a, h, holes[k, 2]):
+            t = first_entry(circle_coeffs(d, v, half_a, holes[k, 2]), h, infinity(), True)
         if t < best:
             best = t
             kind = HOLE
