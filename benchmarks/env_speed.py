@@ -8,10 +8,16 @@ The overhead is env time / replay time - 1: what decoding, the referee, the oppo
 policy, observations, resets and host transfers add on top of the physics.
 Target (issue 4): under 20 % at 1024 tables.
 
+With `--stages`, where an env step's time goes: each jitted stage of a move timed alone
+on the env's own mid-game states (decoding the learner's actions, the random opponent's
+choice, the whole move as `play_masked` plays it, the bare kernel on the same shots, and
+the observation), per call.
+
 Usage::
 
     python benchmarks/env_speed.py                          # 1, 64, 1024, 4096 tables
     python benchmarks/env_speed.py --sizes 64 --steps 8 --json out.json
+    python benchmarks/env_speed.py --sizes 1024 --stages
 """
 
 from __future__ import annotations
@@ -24,10 +30,13 @@ import time
 from typing import Any
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 from rich.console import Console
 from rich.table import Table
 
 import piramida.physics as ph
+from piramida.envs import core
 from piramida.envs.core import padded
 from piramida.envs.vector_env import PyramidVectorEnv
 from piramida.physics.files import write_atomic
@@ -64,6 +73,47 @@ def measure(tables: int, steps: int, seed: int) -> dict[str, Any]:
     }
 
 
+def best_of(repeats: int, run: Any) -> float:
+    """The shortest of `repeats` timed calls of `run` (after one warm-up call), in seconds."""
+    jax.block_until_ready(run())
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        jax.block_until_ready(run())
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def stages(tables: int, seed: int, repeats: int = 5) -> dict[str, Any]:
+    """Seconds per call of each stage of a move, on `tables` mid-game tables."""
+    env = PyramidVectorEnv(num_envs=tables, variant="free", opponent="random")
+    env.reset(seed=seed)
+    env.action_space.seed(seed)
+    for _ in range(3):
+        env.step(env.action_space.sample())
+    c = env.core
+    states, keys = c.states, core.split_keys(c.keys)[1]
+    actions = jax.tree_util.tree_map(lambda a: jnp.asarray(c._pad(np.asarray(a))), env.action_space.sample())
+    moves = core.decode_moves(states, actions, "raw")
+    active = core.to_move(states, core.LEARNER)
+    _, outcome, _ = core.play_masked(states, moves, c.keys, active, c.settings.noise)
+    settings = c.settings
+    times = {
+        "decode (learner's actions)": best_of(repeats, lambda: core.decode_moves(states, actions, "raw")),
+        "opponent (random bot)": best_of(repeats, lambda: c.opponent(states, keys)),
+        "move (kernel + referee)": best_of(
+            repeats, lambda: core.play_masked(states, moves, c.keys, active, settings.noise)
+        ),
+        "kernel alone": best_of(
+            repeats, lambda: ph.simulate(ph.preset(), outcome.start, outcome.strike, validate=False)
+        ),
+        "observation": best_of(
+            repeats, lambda: core.observe_states(states, settings.shot_limit, settings.observation)
+        ),
+    }
+    return {"tables": tables, "seconds_per_call": times}
+
+
 def main() -> None:
     """Measure every size, print a table, optionally write JSON (atomically)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -71,9 +121,22 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=16, help="timed env steps per size")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="write the figures to this file")
+    parser.add_argument("--stages", action="store_true", help="time each stage of a move instead")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     console = Console()
+    if args.stages:
+        found = [stages(tables, args.seed) for tables in sizes]
+        for entry in found:
+            out = Table(title=f"a move's stages, {entry['tables']} tables (load {os.getloadavg()[0]:.1f})")
+            out.add_column("stage")
+            out.add_column("ms per call", justify="right")
+            for stage, seconds in entry["seconds_per_call"].items():
+                out.add_row(stage, f"{1e3 * seconds:.1f}")
+            console.print(out)
+        if args.json:
+            write_atomic(args.json, json.dumps({"machine": platform.node(), "stages": found}, indent=1))
+        return
     rows = []
     for tables in sizes:
         with console.status(f"{tables} tables"):
