@@ -44,7 +44,8 @@ CHILD = textwrap.dedent(
     def global_array(name):
         return jax.make_array_from_process_local_data(tables, data[name][mine])
     balls = ph.BallState(*(global_array(k) for k in ("r", "v", "w", "s")))
-    strikes = ph.Strike(**{k: global_array("strike_" + k) for k in ("ball", "speed", "phi", "theta", "a", "b")})
+    fields = ("ball", "speed", "phi", "theta", "a", "b")
+    strikes = ph.Strike(**{k: global_array("strike_" + k) for k in fields})
     res = ph.simulate(ph.preset(), balls, strikes, capacity=int(data["capacity"]), validate=False)
     out = {}
     for path, leaf in jax.tree_util.tree_flatten_with_path(res)[0]:
@@ -71,21 +72,24 @@ def test_two_processes_give_the_single_process_results(random_shots: Any, tmp_pa
     )  # fmt: skip
     env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=1"}
     port = free_port()
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-c", CHILD, str(k), str(port), str(inputs), str(tmp_path / f"out{k}.npz")],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        )  # fmt: skip
+    commands = [
+        [sys.executable, "-c", CHILD, str(k), str(port), str(inputs), str(tmp_path / f"out{k}.npz")]
         for k in range(2)
+    ]
+    children = [
+        subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for command in commands
     ]
     logs = [child.communicate(timeout=300)[0] for child in children]
     for child, log in zip(children, logs, strict=True):
         assert child.returncode == 0, log[-3000:]
     single = ph.simulate(ph.preset(), balls, strikes, capacity=CAPACITY)
-    expected = {jax.tree_util.keystr(p): np.asarray(x) for p, x in jax.tree_util.tree_flatten_with_path(single)[0]}
+    leaves = jax.tree_util.tree_flatten_with_path(single)[0]
+    expected = {jax.tree_util.keystr(path): np.asarray(leaf) for path, leaf in leaves}
     half = TABLES // 2
     for k in range(2):
         got = np.load(tmp_path / f"out{k}.npz")
         assert set(got.files) == set(expected)
         for name, value in expected.items():
-            np.testing.assert_array_equal(got[name], value[k * half : (k + 1) * half], err_msg=f"process {k}: {name}")
+            mine = value[k * half : (k + 1) * half]
+            np.testing.assert_array_equal(got[name], mine, err_msg=f"process {k}: {name}")
