@@ -411,6 +411,7 @@ def shot(
                         contacts = contacts + 1
         advance_all(n, t_next - t, p, r, v, w, s)
         logged_from = count
+        moved = int(0)
         if contacts > 1:
             # Simultaneous contacts, resolved as one impact; every ball they moved refreshed.
             for i in range(n):
@@ -460,156 +461,136 @@ def shot(
             if record:
                 for slot in range(logged_from, wp.min(logged_from + contacts, hist_s.shape[1])):
                     keep_state(hist_r, hist_v, hist_w, hist_s, tid, slot, n, r, v, w, s)
-            t = t_next
-            motion_caches(n, p, v, w, s, acc, horizon)
             for i in range(n):
                 if partners[i] != 0:
-                    refresh(
-                        i,
-                        n,
-                        t,
-                        p,
-                        r,
-                        v,
-                        s,
-                        acc,
-                        horizon,
-                        side,
-                        pair_t,
-                        rail_t,
-                        rail_kind,
-                        rail_idx,
-                        lines,
-                        arcs,
-                        holes,
-                    )
-            continue
-        i = trans_ball
-        j = trans_ball
-        if not single:
-            i = pi
-            j = pj
-        elif is_rail:
-            i = rail_ball
-            j = rail_ball
-        kind = int(0)
-        other = int(-1)
-        touch_i = int(-1)
-        touch_j = int(-1)
-        if not single:
-            kissed_i, kissed_j = kiss.ball_ball(
-                r[i], v[i], r[j], v[j], translating(s[i]) or translating(s[j]), p.R
-            )
-            r[j] = kissed_j
-            r[i] = kissed_i
-            vi, wi, vj, wj = collide(r[i], v[i], w[i], r[j], v[j], w[j], p)
-            touch_i = touching_cushion(r[i], p.c, lines, line_ids, arcs, arc_pocket)
-            touch_j = touching_cushion(r[j], p.c, lines, line_ids, arcs, arc_pocket)
-            v[j] = vj
-            w[j] = wj
-            s[j] = classify(vj, wj, p)
-            v[i] = vi
-            w[i] = wi
-            s[i] = classify(vi, wi, p)
-            kind = BALL_BALL
-            other = j
-        elif is_rail:
-            contact = rail_kind[i]
-            index = rail_idx[i]
-            if contact == LINE or contact == ARC:
-                # Kiss, then rebound off the normal at the point of contact (towards the ball).
-                toward = wp.vec2d(F(0.0), F(0.0))
-                reach = F(0.0)
-                if contact == LINE:
-                    start = line_point(lines, index)
-                    toward = line_normal(lines, index)
-                    if wp.dot(toward, r[i] - start) < F(0.0):
-                        toward = -toward
-                    r[i] = kiss.line(r[i], v[i], -toward, start, p.c, translating(s[i]))
-                    reach = wp.dot(r[i] - start, toward)
-                    kind = CUSHION
-                    other = line_ids[index, 0]
-                    if other < 0:
+                    moved = moved | (1 << i)
+        else:
+            i = trans_ball
+            j = trans_ball
+            if not single:
+                i = pi
+                j = pj
+            elif is_rail:
+                i = rail_ball
+                j = rail_ball
+            kind = int(0)
+            other = int(-1)
+            touch_i = int(-1)
+            touch_j = int(-1)
+            if not single:
+                kissed_i, kissed_j = kiss.ball_ball(
+                    r[i], v[i], r[j], v[j], translating(s[i]) or translating(s[j]), p.R
+                )
+                r[j] = kissed_j
+                r[i] = kissed_i
+                vi, wi, vj, wj = collide(r[i], v[i], w[i], r[j], v[j], w[j], p)
+                touch_i = touching_cushion(r[i], p.c, lines, line_ids, arcs, arc_pocket)
+                touch_j = touching_cushion(r[j], p.c, lines, line_ids, arcs, arc_pocket)
+                v[j] = vj
+                w[j] = wj
+                s[j] = classify(vj, wj, p)
+                v[i] = vi
+                w[i] = wi
+                s[i] = classify(vi, wi, p)
+                kind = BALL_BALL
+                other = j
+            elif is_rail:
+                contact = rail_kind[i]
+                index = rail_idx[i]
+                if contact == LINE or contact == ARC:
+                    # Kiss, then rebound off the normal at the point of contact (towards the ball).
+                    toward = wp.vec2d(F(0.0), F(0.0))
+                    reach = F(0.0)
+                    if contact == LINE:
+                        start = line_point(lines, index)
+                        toward = line_normal(lines, index)
+                        if wp.dot(toward, r[i] - start) < F(0.0):
+                            toward = -toward
+                        r[i] = kiss.line(r[i], v[i], -toward, start, p.c, translating(s[i]))
+                        reach = wp.dot(r[i] - start, toward)
+                        kind = CUSHION
+                        other = line_ids[index, 0]
+                        if other < 0:
+                            kind = JAW
+                            other = line_ids[index, 1]
+                    else:
+                        centre = circle_centre(arcs, index)
+                        r[i] = kiss.circle(r[i], v[i], centre, arcs[index, 2] + p.c, translating(s[i]))
+                        reach = wp.length(r[i] - centre)
+                        toward = (r[i] - centre) / reach
                         kind = JAW
-                        other = line_ids[index, 1]
+                        other = arc_pocket[index]
+                    v_new, w_new = rebound(v[i], w[i], -toward, reach, p)
+                    v[i] = v_new
+                    w[i] = w_new
+                    s[i] = classify(v_new, w_new, p)
+                elif contact == HOLE:
+                    v[i] = wp.vec2d(F(0.0), F(0.0))
+                    w[i] = wp.vec3d(F(0.0), F(0.0), F(0.0))
+                    s[i] = POCKETED
+                    pocket[tid, i] = index
+                    pocket_time[tid, i] = t_next
+                    kind = POCKET
+                    other = index
                 else:
-                    centre = circle_centre(arcs, index)
-                    r[i] = kiss.circle(r[i], v[i], centre, arcs[index, 2] + p.c, translating(s[i]))
-                    reach = wp.length(r[i] - centre)
-                    toward = (r[i] - centre) / reach
-                    kind = JAW
-                    other = arc_pocket[index]
-                v_new, w_new = rebound(v[i], w[i], -toward, reach, p)
+                    # A crossing from the front half (side -1) to the back is logged as +1.
+                    kind = CENTRE_LINE
+                    other = -side[i]
+                    side[i] = -side[i]
+            else:
+                old = s[i]
+                v_new, w_new, s_new = settle(v[i], w[i], s[i], p)
                 v[i] = v_new
                 w[i] = w_new
-                s[i] = classify(v_new, w_new, p)
-            elif contact == HOLE:
-                v[i] = wp.vec2d(F(0.0), F(0.0))
-                w[i] = wp.vec3d(F(0.0), F(0.0), F(0.0))
-                s[i] = POCKETED
-                pocket[tid, i] = index
-                pocket_time[tid, i] = t_next
-                kind = POCKET
-                other = index
-            else:
-                # A crossing from the front half (side -1) to the back is logged as +1.
-                kind = CENTRE_LINE
-                other = -side[i]
-                side[i] = -side[i]
-        else:
-            old = s[i]
-            v_new, w_new, s_new = settle(v[i], w[i], s[i], p)
-            v[i] = v_new
-            w[i] = w_new
-            s[i] = s_new
-            kind = transition_kind(old, s_new)
-        if transitions or kind == BALL_BALL or is_rail:
-            if record:
-                keep_state(
-                    hist_r, hist_v, hist_w, hist_s, tid, wp.min(count, hist_s.shape[1] - 1), n, r, v, w, s
+                s[i] = s_new
+                kind = transition_kind(old, s_new)
+            if transitions or kind == BALL_BALL or is_rail:
+                if record:
+                    keep_state(
+                        hist_r, hist_v, hist_w, hist_s, tid, wp.min(count, hist_s.shape[1] - 1), n, r, v, w, s
+                    )
+                count, full = log_event(
+                    log_t,
+                    log_kind,
+                    log_a,
+                    log_b,
+                    log_ta,
+                    log_tb,
+                    tid,
+                    count,
+                    t_next,
+                    kind,
+                    i,
+                    other,
+                    touch_i,
+                    touch_j,
                 )
-            count, full = log_event(
-                log_t,
-                log_kind,
-                log_a,
-                log_b,
-                log_ta,
-                log_tb,
-                tid,
-                count,
-                t_next,
-                kind,
-                i,
-                other,
-                touch_i,
-                touch_j,
-            )
-            overflow = overflow or full
+                overflow = overflow or full
+            moved = (1 << i) | (1 << j)
+        # Every ball the event moved gets its cache entries refreshed.
         t = t_next
         motion_caches(n, p, v, w, s, acc, horizon)
-        refresh(
-            i, n, t, p, r, v, s, acc, horizon, side, pair_t, rail_t, rail_kind, rail_idx, lines, arcs, holes
-        )
-        if j != i:
-            refresh(
-                j,
-                n,
-                t,
-                p,
-                r,
-                v,
-                s,
-                acc,
-                horizon,
-                side,
-                pair_t,
-                rail_t,
-                rail_kind,
-                rail_idx,
-                lines,
-                arcs,
-                holes,
-            )
+        for i in range(n):
+            if (moved >> i) & 1 == 1:
+                refresh(
+                    i,
+                    n,
+                    t,
+                    p,
+                    r,
+                    v,
+                    s,
+                    acc,
+                    horizon,
+                    side,
+                    pair_t,
+                    rail_t,
+                    rail_kind,
+                    rail_idx,
+                    lines,
+                    arcs,
+                    holes,
+                )
 
     for i in range(n):
         for d in range(2):
