@@ -12,12 +12,12 @@ pytrees.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import jax
@@ -135,8 +135,12 @@ def touching_cushion(r: Any, table: Table, c: Any) -> Any:
     return jnp.where(jnp.any(hits), ids[jnp.argmax(hits)], -1)
 
 
-# The kernel's arguments that all tables share; every other one has a leading table axis.
-_SHARED_ARGUMENTS = frozenset({"constants", "options", "lines", "line_ids", "arcs", "arc_pocket", "holes"})
+# The kernel's arguments: first the inputs with a leading table axis (r, v, w, s, struck),
+# then the inputs that all tables share (constants, options, the table), then the outputs
+# (`_OUTPUTS`, a leading table axis each).
+_TABLE_ARGUMENTS = 5
+_PARAMETERS = tuple(inspect.signature(loop.shot.func).parameters)
+_SHARED_ARGUMENTS = frozenset(_PARAMETERS[_TABLE_ARGUMENTS : len(_PARAMETERS) - len(_OUTPUTS)])
 _SHOT_CALLS: dict[str, Any] = {}
 _POOL: ThreadPoolExecutor | None = None  # the CPU launcher's threads, made on first use
 
@@ -155,12 +159,13 @@ def _launch_on_cpu_threads(*arguments: Any) -> None:
     releases the GIL.
     """
     global _POOL
-    names = list(inspect.signature(loop.shot.func).parameters)
     batch = arguments[0].shape[0]
     bounds = np.linspace(0, batch, min(cpu_threads(), batch) + 1).astype(int)
 
     def launch(lo: int, hi: int) -> None:
-        sliced = [a if n in _SHARED_ARGUMENTS else a[lo:hi] for n, a in zip(names, arguments, strict=True)]
+        sliced = [
+            a if n in _SHARED_ARGUMENTS else a[lo:hi] for n, a in zip(_PARAMETERS, arguments, strict=True)
+        ]
         wp.launch(loop.shot, dim=hi - lo, inputs=sliced, device="cpu")
 
     if len(bounds) == 2:  # one slice: no thread hand-over
@@ -197,17 +202,11 @@ def _shot_call(platform: str) -> Any:
     return _SHOT_CALLS[platform]
 
 
-def _run_kernel(
-    balls: BallState,
-    struck: Any,
-    constants: Any,
-    options: Any,
-    geometry: tuple[Any, ...],
-    capacity: int,
-    record: bool,
+def _launch(
+    r: Any, v: Any, w: Any, s: Any, struck: Any, *shared: Any, capacity: int, record: bool
 ) -> tuple[Any, ...]:
-    """One launch of the kernel over the batch in `balls` (a thread a table)."""
-    batch, n = balls.s.shape
+    """One launch of the kernel over the tables of `r` (B, N, 2) ... (a thread a table)."""
+    batch, n = s.shape
     slots = capacity if record else 1
     shapes = {
         "r_out": (batch, n, 2), "v_out": (batch, n, 2), "w_out": (batch, n, 3), "s_out": (batch, n),
@@ -220,23 +219,40 @@ def _run_kernel(
     }  # fmt: skip
     platform = jax.default_backend()
     launch = {} if platform == "cpu" else {"launch_dims": (batch,)}
-    return tuple(
-        _shot_call(platform)(
-            balls.r,
-            balls.v,
-            balls.w,
-            balls.s.astype(jnp.int32),
-            struck,
-            constants,
-            options,
-            *geometry,
-            output_dims=shapes,
-            **launch,
-        )
-    )
+    return tuple(_shot_call(platform)(r, v, w, s, struck, *shared, output_dims=shapes, **launch))
 
 
-@partial(jax.jit, static_argnames=("models", "capacity", "record", "transitions"))
+@functools.cache
+def _kernel_call(capacity: int, record: bool) -> Any:
+    """`_launch` for one log capacity, under `vmap` too.
+
+    The kernel takes its tables on one leading axis; a `vmap` over `simulate` adds another.
+    Where only the tables' arrays carry it, the two axes are merged into one launch; where
+    the shared inputs (constants, table) carry it too, each vmapped item is its own launch.
+    """
+
+    @jax.custom_batching.custom_vmap
+    def call(*arguments: Any) -> tuple[Any, ...]:
+        return _launch(*arguments, capacity=capacity, record=record)
+
+    @call.def_vmap
+    def _(size: int, batched: list[bool], *arguments: Any) -> tuple[tuple[Any, ...], tuple[bool, ...]]:
+        spread = [
+            x if b else jnp.broadcast_to(x, (size, *jnp.shape(x)))
+            for x, b in zip(arguments, batched, strict=True)
+        ]
+        if any(batched[_TABLE_ARGUMENTS:]):
+            outputs = jax.lax.map(lambda items: call(*items), tuple(spread))
+        else:
+            merged = [x.reshape(-1, *x.shape[2:]) for x in spread[:_TABLE_ARGUMENTS]]
+            flat = call(*merged, *arguments[_TABLE_ARGUMENTS:])
+            outputs = tuple(x.reshape(size, -1, *x.shape[1:]) for x in flat)
+        return outputs, (True,) * len(outputs)
+
+    return call
+
+
+@functools.partial(jax.jit, static_argnames=("models", "capacity", "record", "transitions"))
 def _simulate_batch(
     balls: BallState,
     strikes: Strike | None,
@@ -269,7 +285,10 @@ def _simulate_batch(
         "record": record,
     }
     options = jnp.asarray([int(flags[f]) for f in loop.OPTIONS], jnp.int32)
-    outputs = _run_kernel(balls, struck, constants, options, table_arrays(table), capacity, record)
+    call = _kernel_call(capacity, record)
+    outputs = call(
+        balls.r, balls.v, balls.w, balls.s.astype(jnp.int32), struck, constants, options, *table_arrays(table)
+    )
     out = dict(zip(_OUTPUTS, outputs, strict=True))
     history = None
     if record:
@@ -360,7 +379,7 @@ def simulate(
     return _simulate_batch(balls, strikes, table, params, **options)
 
 
-@partial(jax.jit, static_argnames=("models", "capacity", "record", "transitions", "devices"))
+@functools.partial(jax.jit, static_argnames=("models", "capacity", "record", "transitions", "devices"))
 def _simulate_sharded(
     balls: BallState,
     strikes: Strike | None,

@@ -279,3 +279,34 @@ def test_sharded_batch_matches_unsharded(sharded_runs: Any) -> None:
     leaves = [name for name in results[1].files if name != "devices"]
     for name in leaves:
         np.testing.assert_array_equal(results[2][name], results[1][name], err_msg=name)
+
+
+def test_simulate_under_vmap_and_scan(random_shots: Any) -> None:
+    # The kernel is called from JAX: a vmap over tables (merged into one launch), a vmap
+    # over a constant (a launch per value) and a lax.scan must each give the plain call's
+    # results, bit for bit.
+    balls, strikes = random_shots(29, 6, TABLE)
+    plain = host(ph.simulate(TABLE, balls, strikes, P, MODELS, capacity=CAPACITY))
+    halves = jax.tree_util.tree_map(
+        lambda x: jnp.asarray(x).reshape(2, 3, *jnp.shape(x)[1:]), (balls, strikes)
+    )
+    split = host(
+        jax.vmap(lambda b, s: ph.simulate(TABLE, b, s, P, MODELS, capacity=CAPACITY, validate=False))(*halves)
+    )
+    for mine, theirs in zip(jax.tree_util.tree_leaves(split), jax.tree_util.tree_leaves(plain), strict=True):
+        np.testing.assert_array_equal(mine.reshape(theirs.shape), theirs)
+    rolling = jnp.array([float(P.u_r), 2 * float(P.u_r)])
+    per_value = host(
+        jax.vmap(
+            lambda u: ph.simulate(TABLE, balls, strikes, P.replace(u_r=u), MODELS, CAPACITY, validate=False)
+        )(rolling)
+    )
+    np.testing.assert_array_equal(per_value.log.t[0], plain.log.t)
+    assert np.all(per_value.duration[1] < per_value.duration[0])  # more rolling resistance stops sooner
+
+    def step(total: Any, _: Any) -> tuple[Any, None]:
+        result = ph.simulate(TABLE, balls, strikes, P, MODELS, capacity=CAPACITY, validate=False)
+        return total + result.log.count, None
+
+    counts, _ = jax.jit(lambda: jax.lax.scan(step, jnp.zeros(6, jnp.int32), None, length=3))()
+    np.testing.assert_array_equal(np.asarray(counts), 3 * plain.log.count)
