@@ -454,7 +454,7 @@ def elastic() -> Any:
 
 
 def test_one_ball_meeting_two_at_once_follows_simultaneous_restitution(elastic: Any) -> None:
-    # Both contacts are resolved as one impact (resolve.cluster): impulses P n_1, P n_2
+    # Both contacts are resolved as one impact (engine.cluster): impulses P n_1, P n_2
     # (per unit mass) on the met balls, along their unit normals n_k from the striker, and
     # -P (n_1 + n_2) on the striker, which arrives at V along d. By symmetry the impulses
     # are equal, and with cos(t) = n_k . d each contact separates at
@@ -644,9 +644,9 @@ def test_mirror_symmetric_shot_stays_symmetric(rect: Any) -> None:
 
 # The break sets off cascades of contacts at one instant (the apex meets both second-row
 # balls; a third-row ball is met by two). The kernel resolves all ball-ball contacts due at
-# one instant together, by a law with no preferred order (`resolve.cluster`: simultaneous
+# one instant together, by a law with no preferred order (`engine.cluster`: simultaneous
 # Newton restitution, then each contact's throw), after the events of single balls due at
-# that instant (`kernel._next_event`); the test above checks the law on one ball meeting two.
+# that instant (`engine.loop.shot`); the test above checks the law on one ball meeting two.
 def test_symmetric_break_ends_mirror_symmetric(pockets: Any) -> None:
     # The rack is symmetric about the long axis x = W/2 and the cue ball is struck along it
     # without side spin, so the laws of motion map the shot onto its own mirror image: ball
@@ -704,7 +704,7 @@ def overlaps(r: np.ndarray, s: np.ndarray) -> np.ndarray:
 # Balls are rigid: every contact is resolved when the centres are 2R apart, so no two
 # balls on the table may ever be closer than 2R, up to what the kernel's contact step
 # allows: before resolving a contact it moves the two balls back along their paths to a
-# 1 um gap (`resolve.kiss`, as pooltool does), by at most MAX_SHIFT = 5 um, which can
+# 1 um gap (`engine.kiss`, as pooltool does), by at most MAX_SHIFT = 5 um, which can
 # bring one of them that close to a third ball; a closing overlap is a contact at once.
 OVERLAP_SLACK = MAX_SHIFT
 # Derandomized: the same examples on every run, so CI is repeatable.
@@ -775,7 +775,7 @@ REACH = float(contact_distance(POCKETS, P, ph.Models()))
 # nose, y = 0.0562): it is in the pocket's mouth, where there is no cushion yet. It passes
 # the nose 0.19 mm clear and curves into the cushion's span from outside its reach. The
 # kernel once found no entry for a distance that starts inside the reach and comes back
-# (`roots.first_entry_quadratic`): the ball ran through the rail and stopped at (-1.37,
+# (`engine.roots.first_entry_quadratic`): the ball ran through the rail and stopped at (-1.37,
 # 5.12), still on the table.
 STRAY_IDS = [0, 2, 4, 5, 6, 9, 11, 12, 14]
 STRAY_AT = [

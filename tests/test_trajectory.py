@@ -42,7 +42,7 @@ def test_trajectory_passes_through_every_logged_state(recorded: tuple) -> None:
     assert count > 5
     times = np.asarray(result.log.t[:count])
     # Just before each event the balls are where the event found them: to rounding, or
-    # within the few micrometres a contact moves its balls apart (`resolve.kiss`).
+    # within the few micrometres a contact moves its balls apart (`engine.kiss`).
     before = np.asarray(trajectory(result, np.nextafter(times, -np.inf)))
     np.testing.assert_allclose(before, np.asarray(result.history.r[:count]), atol=5e-6)
 
