@@ -9,15 +9,15 @@ policy, observations, resets and host transfers add on top of the physics.
 Target (issue 4): under 20 % at 1024 tables.
 
 With `--stages`, where an env step's time goes: each jitted stage of a move timed alone
-on the env's own mid-game states (decoding the learner's actions, the random opponent's
-choice, the whole move as `play_masked` plays it, the bare kernel on the same shots, and
-the observation), per call.
+on the env's own mid-game states (decoding the learner's actions, the opponent's choice
+(`--opponent`, random by default), the whole move as `play_masked` plays it, the bare
+kernel on the same shots, and the observation), per call.
 
 Usage::
 
     python benchmarks/env_speed.py                          # 1, 64, 1024, 4096 tables
     python benchmarks/env_speed.py --sizes 64 --steps 8 --json out.json
-    python benchmarks/env_speed.py --sizes 1024 --stages
+    python benchmarks/env_speed.py --sizes 1024 --stages [--opponent greedy]
 """
 
 from __future__ import annotations
@@ -84,9 +84,9 @@ def best_of(repeats: int, run: Any) -> float:
     return min(times)
 
 
-def stages(tables: int, seed: int, repeats: int = 5) -> dict[str, Any]:
+def stages(tables: int, seed: int, opponent: str, repeats: int = 5) -> dict[str, Any]:
     """Seconds per call of each stage of a move, on `tables` mid-game tables."""
-    env = PyramidVectorEnv(num_envs=tables, variant="free", opponent="random")
+    env = PyramidVectorEnv(num_envs=tables, variant="free", opponent=opponent)
     env.reset(seed=seed)
     env.action_space.seed(seed)
     for _ in range(3):
@@ -100,7 +100,7 @@ def stages(tables: int, seed: int, repeats: int = 5) -> dict[str, Any]:
     settings = c.settings
     times = {
         "decode (learner's actions)": best_of(repeats, lambda: core.decode_moves(states, actions, "raw")),
-        "opponent (random bot)": best_of(repeats, lambda: c.opponent(states, keys)),
+        f"opponent's choice ({opponent})": best_of(repeats, lambda: c.opponent(states, keys)),
         "move (kernel + referee)": best_of(
             repeats, lambda: core.play_masked(states, moves, c.keys, active, settings.noise)
         ),
@@ -111,7 +111,7 @@ def stages(tables: int, seed: int, repeats: int = 5) -> dict[str, Any]:
             repeats, lambda: core.observe_states(states, settings.shot_limit, settings.observation)
         ),
     }
-    return {"tables": tables, "seconds_per_call": times}
+    return {"tables": tables, "opponent": opponent, "seconds_per_call": times}
 
 
 def main() -> None:
@@ -122,11 +122,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="write the figures to this file")
     parser.add_argument("--stages", action="store_true", help="time each stage of a move instead")
+    parser.add_argument(
+        "--opponent", default="random", help="the opponent of --stages (default: %(default)s)"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     console = Console()
     if args.stages:
-        found = [stages(tables, args.seed) for tables in sizes]
+        found = [stages(tables, args.seed, args.opponent) for tables in sizes]
         for entry in found:
             out = Table(title=f"a move's stages, {entry['tables']} tables (load {os.getloadavg()[0]:.1f})")
             out.add_column("stage")
