@@ -1,9 +1,10 @@
-"""Ball motion between events: Leckie & Greenspan's piecewise-polynomial equations.
+"""The ball state, and ball motion between events in JAX (Leckie & Greenspan's equations).
 
 Between two events every ball's position is a quadratic in time with a constant
 acceleration (sliding: against the contact point's slip; rolling: against the velocity;
-spinning and stationary: none), so the kernel can find every event time by root finding
-and advance all balls exactly. The z-spin decays linearly in every state and stops at 0.
+spinning and stationary: none); the z-spin decays linearly in every state and stops at 0.
+The kernel evolves balls with the Warp twin of these equations (`physics.engine.motion`);
+`advance` here samples a recorded shot between its events (`physics.trajectory`).
 """
 
 from __future__ import annotations
@@ -69,22 +70,6 @@ def spin_decay_rate(p: PhysicsParams) -> Any:
     return 5.0 * p.u_sp * p.g / (2.0 * p.R)
 
 
-def transition_time(state: BallState, p: PhysicsParams) -> Any:
-    """Time from now until each ball's next motion transition, (N,); inf if none.
-
-    Sliding ends when the slip vanishes, 2|u| / (7 u_s g); rolling when the ball stops,
-    |v| / (u_r g); spinning when w_z reaches 0, |w_z| / (5 u_sp g / 2R).
-    """
-    slide = 2.0 * arrays.norm(contact_slip(state.v, state.w, p.R)) / (7.0 * p.u_s * p.g)
-    roll = arrays.norm(state.v) / (p.u_r * p.g)
-    spin = jnp.abs(state.w[:, 2]) / spin_decay_rate(p)
-    return jnp.select(
-        [state.s == SLIDING, state.s == ROLLING, state.s == SPINNING],
-        [slide, roll, spin],
-        jnp.inf,
-    )
-
-
 def advance(state: BallState, dt: Any, p: PhysicsParams) -> BallState:
     """Every ball `dt` seconds later, assuming no event in between (exact polynomials)."""
     a = acceleration(state, p)
@@ -110,38 +95,3 @@ def advance(state: BallState, dt: Any, p: PhysicsParams) -> BallState:
         w=jnp.where(moving[:, None], jnp.concatenate([w_xy, wz[:, None]], axis=-1), state.w),
         s=state.s,
     )
-
-
-def classify(v: Any, w: Any, p: PhysicsParams) -> Any:
-    """The motion state a free ball with velocity `v` and spin `w` is in, (...,)."""
-    speed = arrays.norm(v)
-    slip = arrays.norm(contact_slip(v, w, p.R))
-    spin_xy = p.R * arrays.norm(w[..., :2])
-    spin_z = p.R * jnp.abs(w[..., 2])
-    at_rest = (speed <= REST_SPEED) & (spin_xy <= REST_SPEED)
-    return jnp.where(
-        at_rest,
-        jnp.where(spin_z > REST_SPEED, SPINNING, STATIONARY),
-        jnp.where(slip <= REST_SPEED, ROLLING, SLIDING),
-    ).astype(jnp.int32)
-
-
-def settle(v: Any, w: Any, s: Any, p: PhysicsParams) -> tuple[Any, Any, Any]:
-    """A ball's velocity (2,), spin (3,) and state once its due transition happened.
-
-    Sliding becomes rolling (w_xy set to roll exactly); rolling becomes spinning or
-    stationary (v and w_xy set to 0); spinning becomes stationary (w_z set to 0).
-    """
-    rolling_w = jnp.concatenate([jnp.stack([-v[1], v[0]]) / p.R, w[2:]])
-    stopped_w = jnp.concatenate([jnp.zeros(2), w[2:]])
-    spins = p.R * jnp.abs(w[2]) > REST_SPEED
-    new_v = jnp.where(s == SLIDING, v, jnp.zeros(2))
-    new_w = jnp.select([s == SLIDING, s == ROLLING], [rolling_w, stopped_w], jnp.zeros(3))
-    new_s = jnp.select(
-        [s == SLIDING, s == ROLLING],
-        [ROLLING, jnp.where(spins, SPINNING, STATIONARY)],
-        STATIONARY,
-    )
-    # A slide that ends with the ball already at rest goes straight to its rest state.
-    new_s = jnp.where((s == SLIDING) & (arrays.norm(v) <= REST_SPEED), classify(v, new_w, p), new_s)
-    return new_v, new_w, new_s.astype(jnp.int32)
