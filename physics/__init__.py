@@ -1,6 +1,6 @@
-"""piramida.physics: a batched, event-driven billiards kernel in JAX.
+"""piramida.physics: a batched, event-driven billiards kernel (one Warp kernel, called from JAX).
 
-Importing it turns on float64 and the persistent compilation cache (`runtime`).
+Importing it turns on float64 and the persistent compile caches, JAX's and Warp's (`runtime`).
 """
 
 from piramida.physics import runtime
