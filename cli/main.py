@@ -16,7 +16,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(
         prog="piramida",
-        description="piramida: Russian pyramid billiards on a batched, event-driven physics kernel (Warp, from JAX).",
+        description="piramida: Russian pyramid billiards on a batched, event-driven Warp physics kernel.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (demo, simulate, referee, bench, evaluate, play, train):
