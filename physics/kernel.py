@@ -1,13 +1,13 @@
 """The driver of the shot kernel: `simulate` runs whole shots on many tables in one call.
 
 The event loop is one NVIDIA Warp kernel (`physics.engine.loop.shot`): one thread runs
-one table's shot from the strike to the last ball at rest. JAX calls it through
-`warp.jax_kernel` (XLA's FFI), on the CPU and on CUDA, inside `jit`, `lax.scan` and
-`shard_map`, so the referee, the envs and the bots still call one jitted function per
-move, and no batch size compiles the kernel again: the Warp module is compiled once per
-machine (and cached), and a new batch shape traces only this thin wrapper. JAX keeps what
-is cheap here: the strike impulse, the packing of constants and table, the outputs'
-pytrees.
+one table's shot from the strike to the last ball at rest. JAX calls it through XLA's
+FFI (`warp.jax_kernel` on CUDA; on the CPU `warp.jax_callable`, whose launcher spreads the
+tables over the cores), inside `jit`, `vmap`, `lax.scan` and `shard_map`, so the referee,
+the envs and the bots still call one jitted function per move, and no batch size compiles
+the kernel again: the Warp module is compiled once per machine (and cached), and a new
+batch shape traces only this thin wrapper. JAX keeps what is cheap here: the strike
+impulse, the packing of constants and table, the outputs' pytrees.
 """
 
 from __future__ import annotations
