@@ -99,14 +99,15 @@ def _points_to(player: Any, amount: Any) -> Any:
     return jnp.where(jnp.arange(2) == player, amount, 0).astype(jnp.int32)
 
 
-def _common_cites(cite: Cites, ctx: Context, penalty: Any, foul_shot: Any) -> None:
+def _common_cites(cite: Cites, ctx: Context, penalty: Any, foul_shot: Any, legal_pot: Any) -> None:
+    """The general rules every variant cites; `legal_pot`: some ball was pocketed legally (G22.1)."""
     cite("G22.3", foul_shot & jnp.any(ctx.pocketed))  # every ball of a foul shot is illegal
     cite("G22.4", foul_shot & jnp.any(ctx.pocketed))
     cite("G24.4", jnp.any(ctx.jumped))
     cite("G25.1", foul_shot & jnp.any(ctx.gone))
     cite("G29.2", penalty)  # one penalty, however many rules were broken
-    cite("G22.1", ~foul_shot & jnp.any(ctx.pocketed))
-    cite("G22.2", ~foul_shot & jnp.any(ctx.pocketed))
+    cite("G22.1", legal_pot)
+    cite("G22.2", legal_pot)
 
 
 def _late_penalty(ctx: Context, won: Any, cite: Cites) -> Any:
@@ -140,7 +141,7 @@ def free(ctx: Context) -> Outcome:
     kind, options = _penalty_decision(ctx, st.G6, 0b11, cite)
     turn = _pick([(won, ctx.shooter), (penalty, ctx.opponent), (count > 0, ctx.shooter)], ctx.opponent)
     phase = _pick([(won, st.OVER), (penalty, st.DECISION)], st.NORMAL)
-    _common_cites(cite, ctx, penalty, foul_shot)
+    _common_cites(cite, ctx, penalty, foul_shot, ~foul_shot & jnp.any(ctx.pocketed))
     cite("FREE-5.4", ~foul_shot & ctx.own_pocketed)
     cite("FREE-5.5", ~foul_shot & (count > 0))
     cite("FREE-6", (~foul_shot & (count > 0)) | penalty)
@@ -212,7 +213,7 @@ def _exchange_variant(ctx: Context, dynamic: bool) -> Outcome:
     phase = _pick(
         [(won, st.OVER), (penalty | exchange, st.DECISION), (free_fall | hand_now, st.IN_HAND)], st.NORMAL
     )
-    _common_cites(cite, ctx, penalty, foul_shot)
+    _common_cites(cite, ctx, penalty, foul_shot, ~foul_shot & jnp.any(ctx.pocketed))
     cite(f"{name}-5.1", ~foul_shot & jnp.any(ctx.pocketed))
     cite(f"{name}-5.3", ~foul_shot & (count > 0))
     cite(f"{name}-6", (~foul_shot & (count > 0)) | penalty)
@@ -271,7 +272,12 @@ def classic(ctx: Context) -> Outcome:
     called = call_ok & ctx.pocketed[call_ball] & (ctx.pocket_of[call_ball] == s.call_pocket)
     scoring = called & ~foul_shot
     scored = ctx.pocketed & ctx.objects & scoring
-    table_cleared = ~jnp.any(ctx.left_on & ctx.objects)
+    uncalled = ctx.pocketed & ctx.objects & ~foul_shot & ~called  # CLS-5.4
+    # CLS-6: illegally pocketed, uncalled and jumped object balls are spotted.
+    returning = (ctx.gone & ctx.objects & foul_shot) | uncalled
+    # Whether an object ball is left counts the balls this shot spots again: an uncalled
+    # last ball comes back and play goes on (CLS-5.4); the frame is won at 71 (CLS-1).
+    table_cleared = ~jnp.any((ctx.left_on | returning) & ctx.objects)
     # CLS-5.1, A-14: the ball's number (ball 1: 11), plus 10 for the last ball on the table.
     bonus = jnp.where(jnp.any(scored) & table_cleared, CLASSIC_LAST_BALL_BONUS, 0)
     value = jnp.sum(jnp.where(scored, CLASSIC_VALUES, 0)) + bonus
@@ -294,9 +300,7 @@ def classic(ctx: Context) -> Outcome:
     won = won | stuck
     last = jnp.where(ctx.last_pocketed >= 0, ctx.last_pocketed, s.last_pocketed)
     unshelve = tie & (last == BALLS)
-    uncalled = ctx.pocketed & ctx.objects & ~foul_shot & ~called  # CLS-5.4
-    # CLS-6: illegally pocketed, uncalled and jumped object balls are spotted.
-    respot = (ctx.gone & ctx.objects & foul_shot) | uncalled | unshelve
+    respot = returning | unshelve
     own_out = ctx.own_gone  # CLS-5.5: always a foul
     to_hand = ctx.own_mask & (own_out | tie)
     kind, options = _penalty_decision(ctx, st.G6, 0b11, cite)
@@ -321,7 +325,7 @@ def classic(ctx: Context) -> Outcome:
         ],
         st.NORMAL,
     )
-    _common_cites(cite, ctx, penalty, foul_shot)
+    _common_cites(cite, ctx, penalty, foul_shot, jnp.any(scored))
     cite("CLS-5.2", call_ok | jnp.any(ctx.pocketed & ctx.objects))
     cite("A-33", jnp.any(ctx.pocketed & ctx.objects) & ~called)
     cite("CLS-5.3", scoring)

@@ -327,3 +327,55 @@ def test_CLS_failed_break_penalty_and_G12_2() -> None:
 def test_A_13_score_is_the_shelf_count(variant: int) -> None:
     _, after = judge(table_state(variant, shelves=([1], [2])), POT_5)
     assert score(after) == [2, 1]
+
+
+# --- The last object ball, pocketed and spotted again -------------------------------------
+
+LAST_SHELVES = ([1, 2, 3, 4, 6, 7, 8], [9, 10, 11, 12, 13, 14, 15])  # ball 5 alone is left
+
+
+def test_CLS_5_4_an_uncalled_last_ball_is_respotted_and_play_goes_on() -> None:
+    """CLS-5.4: "Jeigu į kišenę krenta neužsakytas rutulys, tai jis yra išstatomas ir
+    žaidimas tęsiamas atsižvelgiant į Bendrąsias piramidės taisykles." CLS-1: "Pirmam
+    (ankščiau nei varžovas) surinkti 71 ar daugiau taškų."
+
+    With one object ball left and nobody at 71, that ball pocketed without a call, or into
+    another pocket than the one called, comes back and the frame goes on: no winner by
+    the lead.
+    """
+    for call in ((5, pocket("BR")), None):
+        state = table_state(CLASSIC, shelves=LAST_SHELVES, scores=[60, 50], call=call)
+        ruling, after = judge(state, POT_5)
+        assert ruling.legal and ruling.scored == [] and ruling.points == (0, 0), call
+        assert 5 in ruling.respots and not ruling.game_over and ruling.winner is None, call
+        assert ruling.phase == "normal" and ruling.next_player == 1, call
+        assert bool(np.asarray(after.on_table)[5]) and int(after.phase) == st.NORMAL, call
+
+
+def test_CLS_5_4_an_uncalled_pot_is_not_a_legal_pot_to_the_shelf() -> None:
+    """G22.1: "Rutulys yra įmuštas teisingai, jeigu jis įkrito į kišenę po teisingo smūgio."
+    G22.2: "Visi teisingai įmušti rutuliai yra išimami iš kišenių ir sustatomi ant
+    specialių lentynų." CLS-5.4: an uncalled ball is spotted again, not put on a shelf, so
+    its verdict cites neither; a called pot cites both.
+    """
+    ruling, _ = judge(table_state(CLASSIC, call=(5, pocket("BR"))), POT_5)
+    assert 5 in ruling.respots and not {"G22.1", "G22.2"} & set(ruling.rules)
+    ruling, _ = judge(table_state(CLASSIC, call=(5, pocket("BL"))), POT_5)
+    assert ruling.scored == [5] and {"G22.1", "G22.2"} <= set(ruling.rules)
+
+
+@pytest.mark.parametrize("variant", [FREE, COMBINED, DYNAMIC, CLASSIC])
+def test_G22_3_the_last_ball_pocketed_in_a_foul_comes_back_and_the_frame_goes_on(variant: int) -> None:
+    """G22.3: "Jeigu nuo smūgio pradžios iki pabaigos (žr. 14 punktą), buvo pažeista bent
+    viena taisyklė, vadinasi, visi rutuliai yra įmušti neteisingai ir juos reikia sustatyti
+    iš naujo." G25: they are spotted again.
+
+    The last object ball pocketed in a shot with a (declared) foul is spotted again in
+    every variant, and nobody wins by it: the frame goes on.
+    """
+    scores = [60, 50] if variant == CLASSIC else None
+    state = table_state(variant, shelves=LAST_SHELVES, scores=scores, call=(5, pocket("BL")))
+    ruling, after = judge(state, POT_5, declared=1 << 11)  # G17: a ball touched
+    assert not ruling.legal and ruling.scored == [] and 5 in ruling.respots
+    assert not ruling.game_over and ruling.winner is None
+    assert bool(np.asarray(after.on_table)[5]) and int(after.phase) != st.OVER
