@@ -27,8 +27,8 @@ from piramida.rules.fields import FieldError
 from piramida.rules.referee import adjudicate_one
 
 REQUEST_FIELDS = (
-    "variant", "table", "params", "state", "call", "strike", "place", "declared",
-    "declared_after_end", "declared_frozen", "result", "decision",
+    "variant", "table", "params", "state", "call", "strike", "place", "placement_warned",
+    "declared", "declared_after_end", "declared_frozen", "result", "decision",
 )  # fmt: skip
 
 

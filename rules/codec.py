@@ -297,7 +297,11 @@ def declared_from_json(value: Any, path: str) -> int:
 
 
 def shot_from_json(request: dict[str, Any], state: st.GameState) -> st.Shot:
-    """The `Shot` of a referee request: `strike.ball`, `place`, `declared`, `declared_after_end`."""
+    """The `Shot` of a referee request.
+
+    Fields: `strike.ball`, `place`, `placement_warned` (G11.3, default false), `declared`,
+    `declared_after_end`.
+    """
     strike = read_object(request.get("strike"), "strike", STRIKE_FIELDS)
     if "ball" not in strike:
         raise FieldError("strike.ball: missing")
@@ -313,18 +317,23 @@ def shot_from_json(request: dict[str, Any], state: st.GameState) -> st.Shot:
             f"place: missing: the own ball is in hand ({st.PHASE_NAMES[int(state.phase)]} phase)"
         )
     place = _xy(request["place"], "place") if placing else ids.OFF_TABLE_XY
+    warned = request.get("placement_warned", False)
+    if not isinstance(warned, bool):
+        raise FieldError(f"placement_warned: expected true or false (G11.3), got {warned!r}")
     declared = declared_from_json(request.get("declared", []), "declared")
     late = declared_from_json(request.get("declared_after_end", []), "declared_after_end")
-    return st.shot(ball, place, declared, late)
+    return st.shot(ball, place, declared, late, warned)
 
 
 def shot_to_json(shot: st.Shot) -> dict[str, Any]:
-    """A shot as the request fields `strike`, `place`, `declared`, `declared_after_end`."""
+    """A shot as the request fields `strike`, `place`, `placement_warned`, `declared`, ...."""
     host = jax.tree_util.tree_map(np.asarray, shot)
     names = vd.FOUL_NAMES
     out: dict[str, Any] = {"strike": {"ball": int(host.ball)}}
     if tuple(float(x) for x in host.place) != tuple(ids.OFF_TABLE_XY):
         out["place"] = {"x": float(host.place[0]), "y": float(host.place[1])}
+        if bool(host.placement_warned):  # the JSON's default is false (G11.3)
+            out["placement_warned"] = True
     for key, mask in (("declared", int(host.declared)), ("declared_after_end", int(host.declared_late))):
         if mask:
             out[key] = [names[k] for k in range(len(names)) if mask >> k & 1]

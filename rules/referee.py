@@ -122,6 +122,14 @@ def adjudicate_table(
     place_ok = ~placing | placement.placement_ok(
         place, region, s.positions, s.on_table, dims.width, dims.length, dims.R
     )
+    # G11.3: a ball placed outside the house that nobody warned about before the stroke is
+    # deemed placed correctly (it must still stand on the cloth, clear of the other balls).
+    unwarned = placing & (region == ids.HOUSE) & ~jnp.asarray(shot.placement_warned, bool)
+    place_ok |= (
+        unwarned
+        & placement.on_cloth(place, dims.width, dims.length, dims.R)
+        & placement.clear_of_balls(place, s.positions, s.on_table, dims.R)
+    )
     call_given = s.call_ball >= 0
     call_index = jnp.clip(s.call_ball, 0, ids.N_BALLS - 1)
     call_ok = ~call_given | (

@@ -145,6 +145,11 @@ class Shot:
       declared_late: () the same, committed after the shot ended (G22.3: a penalty, but
         the balls pocketed before the end stand; ignored after the frame-deciding shot,
         G22.3-N).
+      placement_warned: () whether the opponent or the referee warned the player about a
+        ball placed outside the house before the stroke (G11.3). Unwarned, such a placement
+        stands; warned, the ball must be placed again (the shot is refused). A simulation
+        always "warns": the envs and bots place only legal positions, and an illegal one is
+        refused. A human match says so per shot (the referee's JSON, default false).
 
     """
 
@@ -152,9 +157,12 @@ class Shot:
     place: Any = (-10.0, -10.0)
     declared: Any = 0
     declared_late: Any = 0
+    placement_warned: Any = True
 
 
-def shot(ball: Any, place: Any = None, declared: Any = 0, declared_late: Any = 0) -> Shot:
+def shot(
+    ball: Any, place: Any = None, declared: Any = 0, declared_late: Any = 0, placement_warned: Any = True
+) -> Shot:
     """A `Shot` with array fields (one table)."""
     xy = ids.OFF_TABLE_XY if place is None else place
     return Shot(
@@ -162,6 +170,7 @@ def shot(ball: Any, place: Any = None, declared: Any = 0, declared_late: Any = 0
         place=jnp.asarray(xy, jnp.float64),
         declared=jnp.asarray(declared, jnp.int32),
         declared_late=jnp.asarray(declared_late, jnp.int32),
+        placement_warned=jnp.asarray(placement_warned, bool),
     )
 
 

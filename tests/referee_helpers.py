@@ -126,6 +126,7 @@ def judge(
     start: Any = None,
     final: dict[int, tuple[float, float]] | None = None,
     overflow: bool = False,
+    placement_warned: bool = True,
 ) -> tuple[Ruling, st.GameState]:
     """Adjudicate one hand-written shot (the strike event is added first).
 
@@ -146,7 +147,7 @@ def judge(
         start=snapshot_of() if start is None else start,
         final=jnp.asarray(xy),
     )
-    shot = st.shot(ball, place, declared, late)
+    shot = st.shot(ball, place, declared, late, placement_warned)
     ruling, after = adjudicate_one(state, shot, record, DIMS)
     check_invariants(after)
     return ruling, after

@@ -220,6 +220,20 @@ def test_referee_replays_a_match_record(tmp_path: Path, capsys: pytest.CaptureFi
     assert status == 1 and not out["reproduced"] and out["mismatches"][0]["line"] == 2
 
 
+def test_G11_3_an_unwarned_placement_on_the_house_line_stands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """G11.3: "Jeigu rutulys pastatomas ne namų zonoje, varžovas arba teisėjas privalo
+    perspėti žaidėją prieš šiam smūgiuojant, priešingu atveju manoma, kad žaidimas buvo
+    pradėtas teisingai." A request without `placement_warned` (default false) is ruled as
+    an unwarned placement: the break stands.
+    """
+    request = break_request()
+    request["place"] = {"x": W / 2, "y": L / 4}  # G10.2: on the house line, not in the house
+    status, out, _ = run_cli(["referee", write(tmp_path, request)], capsys)
+    assert status == 0 and out["valid"] and out["legal"] and "G11.3" in out["rules"]
+
+
 def _broken(change: Any) -> dict[str, Any]:
     request = copy.deepcopy(break_request())
     change(request)
@@ -234,7 +248,9 @@ BAD_REQUESTS = [
     ("strike.ball", lambda r: r["strike"].update(ball="zero")),
     ("strike.ball", lambda r: r["strike"].update(ball=5)),  # G11.2: the break is the coloured ball's
     ("place", lambda r: r.pop("place")),
-    ("place", lambda r: r.update(place={"x": W / 2, "y": L / 4})),  # on the house line (G10)
+    # On the house line (G10), and the player was warned before the stroke (G11.3).
+    ("place", lambda r: r.update(place={"x": W / 2, "y": L / 4}, placement_warned=True)),
+    ("placement_warned", lambda r: r.update(placement_warned="yes")),
     ("state.balls[3].x", lambda r: r["state"]["balls"][3].update(x="left")),
     ("state.balls", lambda r: r["state"]["balls"].pop(4)),
     ("state.shelves[0][0]", lambda r: r["state"].update(shelves=[[3], []])),

@@ -95,6 +95,25 @@ def test_G11_3_own_ball_placed_in_the_house_and_not_on_the_house_line() -> None:
     assert jax.tree_util.tree_all(jax.tree_util.tree_map(lambda a, b: bool(jnp.all(a == b)), after, game))
 
 
+def test_G11_3_a_placement_outside_the_house_stands_when_nobody_warned() -> None:
+    """G11.3: "Jeigu rutulys pastatomas ne namų zonoje, varžovas arba teisėjas privalo
+    perspėti žaidėją prieš šiam smūgiuojant, priešingu atveju manoma, kad žaidimas buvo
+    pradėtas teisingai. Jeigu žaidėjas buvo įspėtas dėl neteisingai pastatyto rutulio, jis
+    privalo rutulį perstatyti į teisingą poziciją."
+    """
+    game = new(FREE)
+    events = [*PYRAMID_HIT, ("pocket", 3, "BL")]
+    for outside in ((W / 2, L / 4), (W / 2, L / 3)):  # on the house line; beyond it
+        ruling, _ = judge(game, events, place=outside, placement_warned=False)
+        assert ruling.valid and ruling.legal and "G11.3" in ruling.rules, outside
+        ruling, _ = judge(game, events, place=outside, placement_warned=True)
+        assert ruling.invalid == ["placement"], outside
+    # Unwarned or not, the ball must stand on the cloth, clear of the others.
+    for impossible in ((-0.1, 0.3), tuple(np.asarray(game.positions)[5])):
+        ruling, _ = judge(game, events, place=impossible, placement_warned=False)
+        assert ruling.invalid == ["placement"], impossible
+
+
 def test_G11_2_the_break_is_made_with_the_coloured_ball() -> None:
     ruling, _ = judge(new(FREE), [("ball-ball", 5, 1)], ball=5)
     assert ruling.invalid == ["own-ball"]
