@@ -1,9 +1,10 @@
 """JSON in and out for the commands that speak JSON (`simulate`, `referee`).
 
-Both read one JSON object or JSON Lines from a file or stdin, report bad input as one
-line on stderr naming the field (exit status 2), and write one indented object or one
-line per answer, so the two contracts read and fail alike (DESIGN.md, "Command-line
-contracts").
+Both read one JSON object or JSON Lines from a file or stdin and write one compact JSON
+line per request, in order, so the two contracts read and fail alike (DESIGN.md,
+"Command-line contracts"). Bad input is reported on stderr as one line naming the field
+(exit status 2): a lone request then gets no answer; a bad line of JSON Lines is answered
+in its place by `{"error": message, "line": N}` and every other line as it would be alone.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ def read_text(source: str) -> str:
 def read_values(source: str) -> tuple[Numbered, bool]:
     """The JSON values of `source`, numbered by line; also whether it was JSON Lines.
 
-    The lines are decoded as they are iterated, so a caller that checks each value on
-    the way reports the first bad line, whether its JSON or its fields are at fault.
+    A line that is not valid JSON comes as a `FieldError` in its place, so that every
+    other line is still answered (`answer_each`).
     """
     text = read_text(source)
     stripped = text.strip()
@@ -47,7 +48,7 @@ def read_values(source: str) -> tuple[Numbered, bool]:
     try:
         return [(None, json.loads(stripped))], False
     except json.JSONDecodeError:
-        return _lines(text), True
+        return list(_lines(text)), True
 
 
 def _lines(text: str) -> Iterator[tuple[int | None, Any]]:
@@ -57,31 +58,51 @@ def _lines(text: str) -> Iterator[tuple[int | None, Any]]:
         try:
             yield number, json.loads(line)
         except json.JSONDecodeError as err:
-            raise FieldError(f"line {number}: not valid JSON ({err.msg}, column {err.colno})") from err
+            yield number, FieldError(f"not valid JSON ({err.msg}, column {err.colno})")
 
 
-def each(values: Numbered, read: Callable[[Any], T]) -> list[T]:
-    """`read` applied to every value; its `FieldError` gains the value's line number."""
-    out = []
+def answer_each(values: Numbered, read: Callable[[Any], T]) -> tuple[list[T | dict[str, Any]], list[str]]:
+    """`read` applied to every value, and the messages of the lines that failed.
+
+    A bad line of JSON Lines is answered in its place by `{"error": message, "line": N}`
+    and does not stop the others; a lone object's `FieldError` is raised.
+    """
+    out: list[T | dict[str, Any]] = []
+    failures = []
     for number, value in values:
         try:
+            if isinstance(value, FieldError):
+                raise value
             out.append(read(value))
         except FieldError as err:
             if number is None:
                 raise
-            raise FieldError(f"line {number}: {err}") from err
-    return out
+            out.append({"error": str(err), "line": number})
+            failures.append(f"line {number}: {err}")
+    return out, failures
 
 
-def fail(command: str, err: Exception) -> int:
+def fail(command: str, err: Exception | str) -> int:
     """Report bad input as one line on stderr; the exit status for it."""
     print(f"piramida {command}: error: {err}", file=sys.stderr)
     return 2
 
 
-def write(destination: str, values: list[Any], lines: bool) -> None:
-    """One indented object, or one line per value; a file is replaced atomically."""
-    body = "".join(json.dumps(v) + "\n" for v in values) if lines else json.dumps(values[0], indent=1) + "\n"
+def finish(command: str, destination: str, answers: list[Any], failures: list[str]) -> int:
+    """Write every answer, report each failed line on stderr; exit status 2 if any failed."""
+    write(destination, answers)
+    for failure in failures:
+        fail(command, failure)
+    return 2 if failures else 0
+
+
+def write(destination: str, values: list[Any]) -> None:
+    """One compact JSON line per answer, in the order of the requests; a file is replaced atomically.
+
+    One request or many, the answers have the same shape (JSON Lines): a lone request
+    gets one line.
+    """
+    body = "".join(json.dumps(v) + "\n" for v in values)
     if destination == "-":
         sys.stdout.write(body)
     else:

@@ -127,14 +127,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.replay:
             report = match.replay(match.loads(jsonio.read_text(args.input)))
-            answers, lines = [report], False
-            status = 0 if report["reproduced"] else 1
-        else:
-            values, lines = jsonio.read_values(args.input)
-            # Every line is decoded before any is answered: malformed JSON fails fast.
-            answers = jsonio.each(list(values), answer)
-            status = 0
+            jsonio.write(args.output, [report])
+            return 0 if report["reproduced"] else 1
+        values, _ = jsonio.read_values(args.input)
+        answers, failures = jsonio.answer_each(values, answer)
     except (FieldError, match.RecordError) as err:
         return jsonio.fail("referee", err)
-    jsonio.write(args.output, answers, lines)
-    return status
+    return jsonio.finish("referee", args.output, answers, failures)

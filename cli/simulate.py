@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 import jax
@@ -36,18 +37,23 @@ def stack_strikes(strikes: list[Any]) -> ph.Strike:
     return ph.Strike(ball=np.asarray([s.ball for s in strikes], dtype=np.int32), **columns)
 
 
-def run_requests(requests: list[Request]) -> list[dict[str, Any]]:
-    """Simulate requests in batches of equal table, params and models; keep their order."""
-    out: list[dict[str, Any]] = [{} for _ in requests]
-    groups: dict[str, list[int]] = {}
+def run_requests(requests: Sequence[Request | dict[str, Any]]) -> list[dict[str, Any]]:
+    """Simulate requests in batches of equal table, params and models; keep their order.
+
+    An entry that is already an answer (a bad line's error) stays as it is.
+    """
+    out: list[dict[str, Any]] = [r if isinstance(r, dict) else {} for r in requests]
+    groups: dict[str, list[tuple[int, Request]]] = {}
     for k, request in enumerate(requests):
-        groups.setdefault(request.table_key, []).append(k)
+        if isinstance(request, Request):
+            groups.setdefault(request.table_key, []).append((k, request))
     for members in groups.values():
-        first = requests[members[0]]
-        balls = jax.tree_util.tree_map(lambda *xs: np.stack(xs), *(requests[k].balls for k in members))
+        batch = [request for _, request in members]
+        first = batch[0]
+        balls = jax.tree_util.tree_map(lambda *xs: np.stack(xs), *(r.balls for r in batch))
         strikes = None
         if first.strike is not None:  # then every member has one (see `Request.table_key`)
-            strikes = stack_strikes([requests[k].strike for k in members])
+            strikes = stack_strikes([r.strike for r in batch])
         result = ph.simulate(
             first.table,
             balls,
@@ -58,7 +64,7 @@ def run_requests(requests: list[Request]) -> list[dict[str, Any]]:
             first.record,
             validate=False,
         )
-        for index, k in enumerate(members):
+        for index, (k, _) in enumerate(members):
             out[k] = result_to_json(result, index)
     return out
 
@@ -66,9 +72,8 @@ def run_requests(requests: list[Request]) -> list[dict[str, Any]]:
 def run(args: argparse.Namespace) -> int:
     """Read, simulate, write; bad input exits with status 2 and names the field."""
     try:
-        values, lines = jsonio.read_values(args.input)
-        requests = jsonio.each(values, parse_request)
+        values, _ = jsonio.read_values(args.input)
+        requests, failures = jsonio.answer_each(values, parse_request)
     except FieldError as err:
         return jsonio.fail("simulate", err)
-    jsonio.write(args.output, run_requests(requests), lines)
-    return 0
+    return jsonio.finish("simulate", args.output, run_requests(requests), failures)

@@ -393,7 +393,8 @@ def _event(value: Any, path: str) -> tuple[float, int, int, int, int, int]:
         b = _name(e.get("cushion"), f"{path}.cushion", CUSHION_NAMES)
     elif kind in (ev.JAW, ev.POCKET):
         b = pocket_of(e.get("pocket"), f"{path}.pocket")
-    elif kind == ev.CENTRE_LINE:
+    elif kind == ev.CENTRE_LINE and e.get("direction") is not None:
+        # Optional: the referee counts crossings, not their direction (G20(2.2)).
         b = 1 if _name(e.get("direction"), f"{path}.direction", ("back-to-front", "front-to-back")) else -1
     return t, kind, a, b, touch_a, touch_b
 
@@ -604,18 +605,27 @@ def decision_to_json(decision: Decision, state: st.GameState) -> dict[str, Any]:
 
 
 def pending_json(state: st.GameState, dims: st.Dims = st.DEFAULT_DIMS) -> dict[str, Any] | None:
-    """The pending decision of a state: kind, who decides, options, balls, the default."""
+    """The pending decision of a state: kind, who decides, options, balls, the default.
+
+    A decision that takes a ball (a penalty ball, FREE-7, COMB-7, DYN-7; an exchange ball,
+    COMB-5.2, DYN-5.2) puts it on the decider's shelf for one point (A-09, A-13): `points`
+    and `scores_after` say so, so that the shot's own answer shows what is still to come.
+    """
     kind = int(state.decision)
     if int(state.phase) != st.DECISION:
         return None
     eligible = np.flatnonzero(np.asarray(_eligible(state))).tolist()
     default = _default(state, dims)
+    decider = int(state.turn)
+    points = [int(bool(eligible) and player == decider) for player in (0, 1)]
     return {
         "kind": st.DECISION_NAMES[kind],
-        "by": int(state.turn),
+        "by": decider,
         "options": _options_json(kind, int(state.options)),
         "takes_ball": bool(eligible),
         "eligible_balls": eligible,
+        "points": points,
+        "scores_after": [int(s) + gained for s, gained in zip(np.asarray(state.score), points, strict=True)],
         "default": decision_to_json(default, state),
     }
 

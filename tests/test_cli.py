@@ -108,6 +108,23 @@ def test_simulate_reports_the_line_of_bad_json_lines(
     assert "line 2: not valid JSON" in err
 
 
+def test_simulate_answers_every_line_around_a_bad_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = tmp_path / "batch.jsonl"
+    bad = {**STRAIGHT_SHOT, "capacity": 1}
+    lines.write_text("\n".join(json.dumps(r) for r in (STRAIGHT_SHOT, bad, STRAIGHT_SHOT)) + "\n")
+    status, out, err = run_cli(["simulate", str(lines)], capsys)
+    results = [json.loads(line) for line in out.splitlines()]
+    assert status == 2 and len(results) == 3
+    assert results[1]["line"] == 2 and results[1]["error"].startswith("capacity:")
+    single = tmp_path / "one.json"
+    single.write_text(json.dumps(STRAIGHT_SHOT))
+    _, alone, _ = run_cli(["simulate", str(single)], capsys)
+    assert results[0] == results[2] == json.loads(alone)
+    assert "line 2: capacity" in err
+
+
 def test_simulate_reports_a_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run_cli(["simulate", "/nonexistent/shot.json"], capsys)
     assert status == 2

@@ -138,10 +138,12 @@ def test_referee_rules_a_foul_then_takes_the_decision(
     pending = out["decision"]
     assert pending["kind"] == "G6" and pending["by"] == 1 and pending["options"] == ["shoot", "hand-back"]
     assert pending["takes_ball"] and 0 in pending["eligible_balls"]  # FREE-7: any ball
+    # The shot's own answer says what the pending penalty ball will do (FREE-6, A-13).
+    assert out["points"] == [0, 0] and pending["points"] == [0, 1] and pending["scores_after"] == [0, 1]
     assert set(pending["default"]) == {"option", "ball"}
     decision = {"variant": "free", "state": out["state"], "decision": {"option": "hand-back", "ball": 9}}
     status, out, _ = run_cli(["referee", write(tmp_path, decision, "d.json")], capsys)
-    assert status == 0 and out["taken"] == 9 and out["scores"] == [0, 1]
+    assert status == 0 and out["taken"] == 9 and out["scores"] == pending["scores_after"]
     assert out["next_player"] == 0 and out["phase"] == "normal" and "G6(2)" in out["rules"]
 
 
@@ -170,6 +172,38 @@ def test_referee_json_lines_answers_line_by_line(tmp_path: Path, capsys: pytest.
     answers = [json.loads(x) for x in out_file.read_text().splitlines()]
     assert [a["legal"] for a in answers] == [True, False]
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_referee_json_lines_answers_every_line_around_a_bad_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A bad line (bad JSON, or a bad field) is answered in its place by an error naming the
+    # field and its line; every other line exactly as it is answered alone; exit status 2.
+    good = [break_request(), foul_request()]
+    alone = [run_cli(["referee", write(tmp_path, r, f"r{k}.json")], capsys)[1] for k, r in enumerate(good)]
+    bad_field = copy.deepcopy(break_request())
+    bad_field["strike"]["ball"] = "zero"
+    text = "\n".join([json.dumps(good[0]), "{not json", json.dumps(bad_field), json.dumps(good[1])]) + "\n"
+    status, body, err = run_cli(["referee"], capsys, stdin=text)
+    out = [json.loads(line) for line in body.splitlines()]
+    assert status == 2 and len(out) == 4
+    assert out[0] == alone[0] and out[3] == alone[1]
+    assert out[1]["line"] == 2 and "not valid JSON" in out[1]["error"]
+    assert out[2]["line"] == 3 and out[2]["error"].startswith("strike.ball")
+    assert "line 2: not valid JSON" in err and "line 3: strike.ball" in err and "Traceback" not in err
+
+
+def test_referee_accepts_a_centre_line_event_without_direction(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The referee counts crossings (G20(2.2)); it does not read their direction.
+    request = foul_request()
+    crossing = {"t": 0.15, "kind": "centre-line", "balls": [5]}
+    request["result"]["events"].insert(2, crossing)
+    status, out, _ = run_cli(["referee", write(tmp_path, request)], capsys)
+    crossing["direction"] = "front-to-back"
+    status_with, out_with, _ = run_cli(["referee", write(tmp_path, request, "with.json")], capsys)
+    assert status == status_with == 0 and out == out_with
 
 
 def test_referee_reads_stdin_and_derives_the_start_snapshot(capsys: pytest.CaptureFixture[str]) -> None:
