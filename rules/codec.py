@@ -23,6 +23,7 @@ from piramida.rules import verdict as vd
 from piramida.rules.decisions import Decision, default_decision, eligible_balls
 from piramida.rules.fields import FieldError, read_bool, read_int, read_number, read_object
 from piramida.rules.referee import ShotRecord
+from piramida.rules.variants import CLASSIC_LAST_BALL_BONUS
 
 # Jitted once (and kept in the persistent compile cache): eager JAX would compile every
 # small op on its own, which costs the command line seconds.
@@ -82,6 +83,22 @@ STATE_FIELDS = (
     "variant", "balls", "shelves", "scores", "turn", "breaker", "phase", "region", "decision",
     "object_only", "call", "playoff", "last_pocketed", "winner", "shots", "key", "hand", "own_ball",
 )  # fmt: skip
+
+
+def _check_classic_scores(scores: list[int], values: list[int], objects_left: bool, path: str) -> None:
+    """Refuse Classic scores its shelves cannot produce.
+
+    A foul moves 5 points from one player to the other (CLS-5.6) and the last ball earns
+    10 more (CLS-5.1): each score is its shelf's value plus a multiple of 5, and together
+    they are the shelves' values, plus 10 once no object ball is left (the 70:70 playoff,
+    CLS-5.7, puts the last ball back and is not checked).
+    """
+    total = sum(values) + (0 if objects_left else CLASSIC_LAST_BALL_BONUS)
+    if sum(scores) != total or any((s - v) % 5 for s, v in zip(scores, values, strict=True)):
+        raise FieldError(
+            f"{path}: {scores} cannot come from these shelves (worth {values}): the scores add up to "
+            f"{total}, and each differs from its shelf's value by a multiple of 5 (CLS-5.1, CLS-5.6)"
+        )
 
 
 def _classic_value(balls: list[int]) -> int:
@@ -166,6 +183,18 @@ def state_from_json(
             f"{path}.scores: in {ids.VARIANT_NAMES[variant]} a score is its shelf's ball count "
             f"(A-13): {counts}"
         )
+    playoff = read_bool(fields.get("playoff", False), f"{path}.playoff")
+    if variant == ids.CLASSIC and not playoff:
+        _check_classic_scores(scores, default_scores, bool(np.any(on_table[1:])), f"{path}.scores")
+    target = st.CLASSIC_TARGET if variant == ids.CLASSIC else st.FREE_TARGET
+    reached = scores if variant == ids.CLASSIC else counts
+    if phase != st.OVER and max(reached) >= target:
+        rule = ("FREE-1", "COMB-1", "DYN-1", "CLS-1")[variant]
+        raise FieldError(
+            f"{path}.phase: player {reached.index(max(reached))} has {max(reached)} "
+            f"{'points' if variant == ids.CLASSIC else 'balls'}: the frame is over ({rule}), "
+            f"not {st.PHASE_NAMES[phase]}"
+        )
     turn = read_int(fields.get("turn", 0), f"{path}.turn", 0, 1)
     breaker = read_int(fields.get("breaker", 0), f"{path}.breaker", 0, 1)
     region = _name(fields.get("region", "house"), f"{path}.region", ids.REGION_NAMES)
@@ -208,7 +237,7 @@ def state_from_json(
         object_only=jnp.bool_(read_bool(fields.get("object_only", False), f"{path}.object_only")),
         call_ball=jnp.int32(call_ball),
         call_pocket=jnp.int32(call_pocket),
-        playoff=jnp.bool_(read_bool(fields.get("playoff", False), f"{path}.playoff")),
+        playoff=jnp.bool_(playoff),
         last_pocketed=jnp.int32(-1 if last is None else _ball(last, f"{path}.last_pocketed")),
         winner=jnp.int32(-1 if winner is None else read_int(winner, f"{path}.winner", 0, 1)),
         shots=jnp.int32(read_int(fields.get("shots", 0), f"{path}.shots", 0, 10**9)),
@@ -501,14 +530,35 @@ def record_from_json(
     pocket_events = {
         int(host.a[k]): int(host.b[k]) for k in range(int(host.count)) if int(host.kind[k]) == ev.POCKET
     }
+    jumped = set()
+    for k in range(int(host.count)):
+        named = [int(host.a[k])] + ([int(host.b[k])] if int(host.kind[k]) == ev.BALL_BALL else [])
+        for b in named:
+            if b >= 0 and not start_on[b]:
+                raise FieldError(f"{path}.events[{k}].balls: ball {b} was not on the table at shot start")
+        if int(host.kind[k]) == ev.OFF_TABLE:
+            jumped.add(int(host.a[k]))
     for k, ball in enumerate(balls):
         where = f"{path}.balls[{k}]"
         entry = read_object(ball, where, ("id", "x", "y", "pocket", "pocket_time"))
         b = _ball(entry.get("id"), f"{where}.id")
         if not start_on[b]:
             raise FieldError(f"{where}.id: ball {b} was not on the table at shot start")
+        if seen[b]:
+            raise FieldError(f"{where}.id: ball {b} is listed twice")
         seen[b] = True
         final[b] = _xy({"x": entry.get("x"), "y": entry.get("y")}, where)
+        # A ball at rest stands on the bed, or at most a ball's width beyond a nose line,
+        # in a pocket's mouth; only a pocketed or jumped ball may be anywhere else.
+        margin = 2 * dims.R
+        inside = (
+            -margin <= final[b][0] <= dims.width + margin and -margin <= final[b][1] <= dims.length + margin
+        )
+        if entry.get("pocket") is None and b not in jumped and not inside:
+            raise FieldError(
+                f"{where}: centre ({final[b][0]}, {final[b][1]}) is off the table, and the ball was "
+                "neither pocketed nor jumped (an off-table event)"
+            )
         pocket = entry.get("pocket")
         if pocket is not None:
             p = pocket_of(pocket, f"{where}.pocket")

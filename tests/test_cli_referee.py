@@ -268,6 +268,48 @@ def test_G11_3_an_unwarned_placement_on_the_house_line_stands(
     assert status == 0 and out["valid"] and out["legal"] and "G11.3" in out["rules"]
 
 
+def _on_shelves(variant: int, shelves: tuple[list[int], list[int]], scores: list[int] | None = None) -> Any:
+    state = table_state(variant, shelves=shelves, scores=scores)
+    return {
+        "variant": ids.VARIANT_NAMES[variant],
+        "state": codec.state_to_json(state),
+        "strike": {"ball": 0},
+        "result": result_of(state, [contact(0, 9), cushion(9, "left-back")]),
+    }
+
+
+INCONSISTENT = [
+    # Scores the shelves cannot produce: a foul moves 5 (CLS-5.6), the shelves add up.
+    ("state.scores", lambda: _on_shelves(CLASSIC, ([5], []), [3, 0])),
+    # A frame already won is over (FREE-1, CLS-1), not still being played.
+    ("state.phase", lambda: _on_shelves(FREE, ([1, 2, 3, 4, 5, 6, 7, 8], []))),
+    ("state.phase", lambda: _on_shelves(CLASSIC, ([5], []), [75, -70])),
+    # Events naming a ball on a shelf; a final position off the table; a ball listed twice.
+    ("result.events[1].balls", lambda: _on_shelves(FREE, ([9], []))),
+    ("result.balls[3]", lambda: _broken(lambda r: r["result"]["balls"][3].update(x=-0.5))),
+    ("result.balls[16].id", lambda: _broken(lambda r: r["result"]["balls"].append(r["result"]["balls"][3]))),
+]
+
+
+@pytest.mark.parametrize(
+    ("field", "make"), INCONSISTENT, ids=[f"{f}-{k}" for k, (f, _) in enumerate(INCONSISTENT)]
+)
+def test_referee_refuses_inconsistent_input(
+    field: str, make: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Inconsistent input is refused with a message naming the field, never adjudicated.
+    status, out, err = run_cli(["referee", write(tmp_path, make())], capsys)
+    assert status == 2 and out == "" and f"error: {field}" in err, err
+
+
+def test_referee_accepts_classic_scores_after_fouls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Ball 5 on player 0's shelf, then a foul by player 1 (+5 / -5): 10 and -5 (CLS-5.6, A-15).
+    status, out, _ = run_cli(["referee", write(tmp_path, _on_shelves(CLASSIC, ([5], []), [10, -5]))], capsys)
+    assert status == 0 and out["valid"]
+
+
 def _broken(change: Any) -> dict[str, Any]:
     request = copy.deepcopy(break_request())
     change(request)
