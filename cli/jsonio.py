@@ -30,9 +30,23 @@ def add_io_arguments(parser: Any) -> None:
 def read_text(source: str) -> str:
     """The text of `source` (`-`: stdin); an unreadable file is a `FieldError` on `input`."""
     try:
-        return sys.stdin.read() if source == "-" else Path(source).read_text()
+        return sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
     except OSError as err:
         raise FieldError(f"input: {err.strerror}: {source}") from err
+    except UnicodeDecodeError as err:
+        raise FieldError(f"input: not UTF-8 text (byte {err.start}): {source}") from err
+
+
+def decode(text: str) -> Any:
+    """One JSON value; bad JSON, nesting too deep and numbers too long are `FieldError`s."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise FieldError(f"not valid JSON ({err.msg}, column {err.colno})") from err
+    except RecursionError as err:
+        raise FieldError("not valid JSON: nested too deeply") from err
+    except ValueError as err:  # an integer of more digits than Python converts
+        raise FieldError(f"not valid JSON: {err}".split(";")[0]) from err
 
 
 def read_values(source: str) -> tuple[Numbered, bool]:
@@ -47,7 +61,7 @@ def read_values(source: str) -> tuple[Numbered, bool]:
         raise FieldError("input: empty; expected a JSON object or JSON Lines")
     try:
         return [(None, json.loads(stripped))], False
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not one JSON value: JSON Lines, each line decoded alone
         return list(_lines(text)), True
 
 
@@ -56,9 +70,9 @@ def _lines(text: str) -> Iterator[tuple[int | None, Any]]:
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as err:
-            yield number, FieldError(f"not valid JSON ({err.msg}, column {err.colno})")
+            yield number, decode(line)
+        except FieldError as err:
+            yield number, err
 
 
 def answer_each(values: Numbered, read: Callable[[Any], T]) -> tuple[list[T | dict[str, Any]], list[str]]:

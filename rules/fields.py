@@ -25,10 +25,23 @@ def read_object(value: Any, path: str, allowed: tuple[str, ...]) -> dict[str, An
     return value
 
 
+def shown(value: Any, limit: int = 40) -> str:
+    """`repr(value)`, cut to `limit` characters: a hostile value is named, not echoed whole."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _finite(value: int | float) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an integer too large for a float
+        return False
+
+
 def read_number(value: Any, path: str, positive: bool = False) -> float:
     """A finite number (JSON true and false are not numbers), above zero when `positive`."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise FieldError(f"{path}: expected a finite number, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not _finite(value):
+        raise FieldError(f"{path}: expected a finite number, got {shown(value)}")
     if positive and value <= 0:
         raise FieldError(f"{path}: must be positive, got {value!r}")
     return float(value)
@@ -37,7 +50,7 @@ def read_number(value: Any, path: str, positive: bool = False) -> float:
 def read_int(value: Any, path: str, lo: int, hi: int) -> int:
     """An integer in `lo..hi` (JSON true and false are not integers)."""
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise FieldError(f"{path}: expected an integer {lo}..{hi}, got {value!r}")
+        raise FieldError(f"{path}: expected an integer {lo}..{hi}, got {shown(value)}")
     return value
 
 
