@@ -203,7 +203,10 @@ def state_from_json(
         d = read_object(fields.get("decision"), f"{path}.decision", ("kind", "options", "by", "takes_ball"))
         decision = _name(d.get("kind"), f"{path}.decision.kind", st.DECISION_NAMES)
         names = st.OPTION_NAMES[decision]
-        for k, option in enumerate(d.get("options", list(names))):
+        given = d.get("options", list(names))
+        if not isinstance(given, list):
+            raise FieldError(f"{path}.decision.options: expected a list of option names")
+        for k, option in enumerate(given):
             options |= 1 << _name(option, f"{path}.decision.options[{k}]", names)
     elif fields.get("decision") is not None:
         raise FieldError(f"{path}.decision: only in the decision phase")
@@ -214,7 +217,8 @@ def state_from_json(
     winner = fields.get("winner")
     key = fields.get("key", 0)
     if isinstance(key, int) and not isinstance(key, bool):
-        key_array = np.asarray(jax.random.PRNGKey(key), np.uint32)
+        seed = read_int(key, f"{path}.key", 0, 2**32 - 1)
+        key_array = np.asarray(jax.random.PRNGKey(seed), np.uint32)
     elif isinstance(key, list) and len(key) == 2:
         key_array = np.asarray(
             [read_int(k, f"{path}.key[{i}]", 0, 2**32 - 1) for i, k in enumerate(key)], np.uint32
@@ -376,10 +380,15 @@ def declared_frozen_from_json(value: Any, path: str = "declared_frozen") -> Any:
     out = np.full(ids.N_BALLS, -1, np.int32)
     for key, name in value.items():
         where = f"{path}.{key}"
-        if not key.isdigit():
-            raise FieldError(f"{where}: expected a ball id")
-        out[_ball(int(key), where)] = _piece(name, where)
+        out[_ball_key(key, where)] = _piece(name, where)
     return jnp.asarray(out)
+
+
+def _ball_key(key: str, path: str) -> int:
+    """A ball id written as an object key ("7"): ASCII digits only (int() also reads "٧")."""
+    if not (key.isascii() and key.isdigit()):
+        raise FieldError(f"{path}: expected a ball id 0..15 in ASCII digits")
+    return _ball(int(key), path)
 
 
 def _piece(name: Any, path: str) -> int:
@@ -480,9 +489,7 @@ def _start_from_json(value: Any, path: str) -> Snapshot:
         raise FieldError(f"{path}.touching_cushion: expected an object of ball id -> cushion piece")
     for key, name in touching_cushion.items():
         where = f"{path}.touching_cushion.{key}"
-        if not key.isdigit():
-            raise FieldError(f"{where}: expected a ball id")
-        cushion[_ball(int(key), where)] = _piece(name, where)
+        cushion[_ball_key(key, where)] = _piece(name, where)
     pairs = np.zeros((ids.N_BALLS, ids.N_BALLS), bool)
     touching = fields.get("touching", [])
     if not isinstance(touching, list):

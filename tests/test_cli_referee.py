@@ -342,6 +342,9 @@ BAD_REQUESTS = [
     ("decision", lambda r: r.update(decision={"option": "shoot"})),
     ("table", lambda r: r.update(table="snooker-12ft")),
     ("declared[0]", lambda r: r.update(declared=["sneezed"])),
+    # Hostile values: a seed past 32 bits, ball ids in non-ASCII digits.
+    ("state.key", lambda r: r["state"].update(key=2**70)),
+    ("declared_frozen.٣", lambda r: r.update(declared_frozen={"٣": "back"})),
 ]
 
 
@@ -372,6 +375,9 @@ def test_referee_bad_decision_exits_2(tmp_path: Path, capsys: pytest.CaptureFixt
     request["decision"] = {"option": "rerack-break"}
     status, _, err = run_cli(["referee", write(tmp_path, request, "d.json")], capsys)
     assert status == 2 and "decision.option" in err
+    request["state"]["decision"]["options"] = "shoot"  # not a list
+    status, _, err = run_cli(["referee", write(tmp_path, request, "d.json")], capsys)
+    assert status == 2 and "state.decision.options: expected a list" in err
 
 
 def test_referee_missing_file_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
