@@ -18,9 +18,6 @@ import time
 from typing import Any
 
 import jax
-import jax.numpy as jnp
-
-import piramida.physics as ph
 
 SMALL = os.environ.get("SMALL") == "1"
 
@@ -35,11 +32,9 @@ def emit(out: str, **row: Any) -> None:
 
 def kernel(out: str, block: str) -> None:
     """Shots/s and events/s per workload and batch size, first-call time, one shot's latency."""
-    from piramida.cli.bench import CAPACITY, WORKLOADS
+    from piramida.cli.bench import time_kernel
 
     emit(out, section="kernel", devices=[str(d) for d in jax.devices()], jax=jax.__version__, block_dim=block)
-    table, params = ph.preset(), ph.PYRAMID_PARAMS
-    W, L, R = float(table.width), float(table.length), float(params.R)
     plan = [
         ("random16", 1),
         ("random16", 65536),
@@ -50,25 +45,10 @@ def kernel(out: str, block: str) -> None:
     if SMALL:
         plan = [("random16", 1), ("random16", 64), ("break", 16)]
     for workload, size in plan:
-        make = WORKLOADS[workload]
-        balls, strikes = make(0, size, W, L, R)
-        t = time.perf_counter()
-        jax.block_until_ready(ph.simulate(table, balls, strikes, params, capacity=CAPACITY[workload]))
-        first = time.perf_counter() - t
-        calls = 3 if size >= 8192 else 20
-        batches = jax.block_until_ready([make(k + 1, size, W, L, R) for k in range(calls)])
-        events = overflow = 0
-        t = time.perf_counter()
-        for b, s in batches:
-            res = ph.simulate(table, b, s, params, capacity=CAPACITY[workload], validate=False)
-            events += int(jnp.sum(res.log.count))
-            overflow += int(jnp.sum(res.log.overflow))
-        dt = time.perf_counter() - t
+        # Three timed calls of a large batch, twenty of a small one (`piramida bench`'s timing).
         emit(
-            out, section="kernel", block_dim=block, workload=workload, batch=size, first_call_s=first,
-            calls=calls, shots_per_s=calls * size / dt, events_per_s=events / dt,
-            events_per_shot=events / (calls * size), ms_per_call=1e3 * dt / calls, overflow=overflow,
-        )  # fmt: skip
+            out, section="kernel", block_dim=block, **time_kernel(workload, size, min_shots=max(3 * size, 20))
+        )
 
 
 def ppo(out: str) -> None:
