@@ -123,6 +123,20 @@ def _numpy(tree: Any) -> Any:
     return jax.tree_util.tree_map(np.asarray, tree)
 
 
+def _strikes_of_ball_0(rng: np.random.Generator, phis: list[float], top_speed: float) -> ph.Strike:
+    """Ball 0 struck along `phis` at 0.3 to `top_speed` m/s, tip offsets within 0.4 R of centre."""
+    count = len(phis)
+    a, b = _spin(rng, count, 0.4)
+    return ph.Strike(
+        ball=np.zeros(count, np.int32),
+        speed=rng.uniform(0.3, top_speed, count),
+        phi=np.asarray(phis),
+        theta=np.zeros(count),
+        a=a,
+        b=b,
+    )
+
+
 def _stack(states: list[ph.BallState]) -> ph.BallState:
     return jax.tree_util.tree_map(lambda *x: np.stack([np.asarray(a) for a in x]), *states)
 
@@ -201,16 +215,7 @@ def jaw_workload(count: int, table: ph.Table, params: ph.PhysicsParams) -> Shots
             continue
         states.append(ph.at_rest(start[None]))
         phis.append(np.degrees(np.arctan2(*(target - start)[::-1])))
-    a, b = _spin(rng, count, 0.4)
-    strikes = ph.Strike(
-        ball=np.zeros(count, np.int32),
-        speed=rng.uniform(0.3, 4.0, count),
-        phi=np.asarray(phis),
-        theta=np.zeros(count),
-        a=a,
-        b=b,
-    )
-    return Shots(_stack(states), strikes)
+    return Shots(_stack(states), _strikes_of_ball_0(rng, phis, top_speed=4.0))
 
 
 def _unit(angle: float) -> np.ndarray:
@@ -281,16 +286,7 @@ def frozen_workload(count: int, table: ph.Table, params: ph.PhysicsParams, conta
             continue
         states.append(ph.at_rest(drawn[0]))
         phis.append(drawn[1])
-    a, b = _spin(rng, count, 0.4)
-    strikes = ph.Strike(
-        ball=np.zeros(count, np.int32),
-        speed=rng.uniform(0.3, 5.0, count),
-        phi=np.asarray(phis),
-        theta=np.zeros(count),
-        a=a,
-        b=b,
-    )
-    return Shots(_stack(states), strikes)
+    return Shots(_stack(states), _strikes_of_ball_0(rng, phis, top_speed=5.0))
 
 
 def workload(name: str, count: int, combo: str, table: ph.Table, params: ph.PhysicsParams) -> Shots:
