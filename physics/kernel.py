@@ -29,6 +29,7 @@ from jax.sharding import Mesh, PartitionSpec
 from piramida.physics import arrays
 from piramida.physics import events as ev
 from piramida.physics.engine import loop
+from piramida.physics.engine.detect import CONTACT_EPS_M
 from piramida.physics.layouts import MAX_BALLS
 from piramida.physics.motion import BallState
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
@@ -127,9 +128,9 @@ def touching_cushion(r: Any, table: Table, c: Any) -> Any:
     rel = r - lines[:, 0:2]
     s = arrays.dot(rel, lines[:, 2:4])
     gap_line = jnp.abs(arrays.dot(rel, lines[:, 4:6])) - c
-    on_line = (s >= 0) & (s <= lines[:, 6]) & (gap_line <= 1e-4)
+    on_line = (s >= 0) & (s <= lines[:, 6]) & (gap_line <= CONTACT_EPS_M)
     line_id = jnp.where(line_ids[:, 0] >= 0, line_ids[:, 0], ev.JAW_TOUCH_OFFSET + line_ids[:, 1])
-    on_arc = arrays.norm(r - arcs[:, 0:2]) - arcs[:, 2] - c <= 1e-4
+    on_arc = arrays.norm(r - arcs[:, 0:2]) - arcs[:, 2] - c <= CONTACT_EPS_M
     ids = jnp.concatenate([line_id, ev.JAW_TOUCH_OFFSET + arc_pocket])
     hits = jnp.concatenate([on_line, on_arc])
     return jnp.where(jnp.any(hits), ids[jnp.argmax(hits)], -1)
@@ -269,14 +270,11 @@ def _simulate_batch(
         balls = jax.vmap(lambda b, s: strike_ball(b, s, p))(balls, strikes)
         struck = jnp.broadcast_to(jnp.asarray(strikes.ball, jnp.int32), (batch,))
     c = contact_distance(table, p, models)
-    names = loop.CONSTANTS
-    values = {
-        **{f: getattr(p, f) for f in names[:10]},
-        "h": table.cushion_height,
-        "c": c,
-        "length": table.length,
-    }
-    constants = jnp.stack([jnp.asarray(values[f], jnp.float64) for f in names])
+    # `loop.CONSTANTS`: the physical constants by name, then three of the table's.
+    of_table = {"h": table.cushion_height, "c": c, "length": table.length}
+    constants = jnp.stack(
+        [jnp.asarray(of_table[f] if f in of_table else getattr(p, f), jnp.float64) for f in loop.CONSTANTS]
+    )
     flags = {
         "frictionless": models.ball_ball == "frictionless_elastic",
         "alciatore": models.alciatore_friction,

@@ -49,7 +49,11 @@ def in_house(xy: Any, length: Any) -> Any:
     return jnp.asarray(xy)[..., 1] < house_line_y(length)
 
 
-def centre_line_side(xy: Any, length: Any, tolerance: float = 1e-4) -> Any:
+# "On a line" within this distance of it (m): the rules' epsilon (RULES.en.md III.6, 0.1 mm).
+ON_LINE_TOLERANCE = 1e-4
+
+
+def centre_line_side(xy: Any, length: Any, tolerance: float = ON_LINE_TOLERANCE) -> Any:
     """Which half a centre lies in: -1 front, +1 back, 0 on the centre line.
 
     The tolerance is the rules' epsilon for "on the line" (RULES.en.md III.6, 0.1 mm).

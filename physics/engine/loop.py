@@ -21,7 +21,9 @@ from __future__ import annotations
 import warp as wp
 
 from piramida.physics import events as ev
+from piramida.physics import layouts, markings
 from piramida.physics.engine import cluster, kiss
+from piramida.physics.engine.cluster import MAX_CONTACTS
 from piramida.physics.engine.collide import collide
 from piramida.physics.engine.cushion import rebound
 from piramida.physics.engine.detect import (
@@ -54,15 +56,15 @@ from piramida.physics.engine.motion import (
 from piramida.physics.engine.roots import infinity
 
 F = wp.float64
-MAX_BALLS = wp.constant(16)
-PAIRS = wp.constant(256)  # MAX_BALLS^2 slots of the pair cache
+MAX_BALLS = wp.constant(layouts.MAX_BALLS)
+PAIRS = wp.constant(layouts.MAX_BALLS**2)  # slots of the pair cache
 # Events due within this time (s) of the earliest happen at once. Mirror images in a
 # symmetric shot are due at the same time up to rounding, but slow contacts magnify it
 # (a position error dx shifts a contact at closing speed u by dx / u): measured 2.4e-12 s
 # apart in a 3 m/s break's pushes. A ball-ball impact lasts ~1e-4 s; at 10 m/s a ball
 # moves 1e-8 m in this time.
 SIMULTANEOUS = wp.constant(wp.float64(1e-9))
-CENTRE_TOLERANCE = wp.constant(wp.float64(1e-4))  # "on the centre line" (RULES.en.md III.6)
+CENTRE_TOLERANCE = wp.constant(wp.float64(markings.ON_LINE_TOLERANCE))  # "on the centre line"
 STRIKE = wp.constant(ev.STRIKE)
 BALL_BALL = wp.constant(ev.BALL_BALL)
 CUSHION = wp.constant(ev.CUSHION)
@@ -298,28 +300,28 @@ def shot(
     p = unpack(constants, options)
     transitions = options[3] == 1
     record = options[4] == 1
-    r = wp.zeros(shape=(16,), dtype=wp.vec2d)
-    v = wp.zeros(shape=(16,), dtype=wp.vec2d)
-    w = wp.zeros(shape=(16,), dtype=wp.vec3d)
-    s = wp.zeros(shape=(16,), dtype=wp.int32)
-    side = wp.zeros(shape=(16,), dtype=wp.int32)
-    acc = wp.zeros(shape=(16,), dtype=wp.vec2d)
-    horizon = wp.zeros(shape=(16,), dtype=wp.float64)
-    pair_t = wp.zeros(shape=(256,), dtype=wp.float64)
-    rail_t = wp.zeros(shape=(16,), dtype=wp.float64)
-    rail_kind = wp.zeros(shape=(16,), dtype=wp.int32)
-    rail_idx = wp.zeros(shape=(16,), dtype=wp.int32)
-    touch = wp.zeros(shape=(16,), dtype=wp.int32)
-    moving = wp.zeros(shape=(16,), dtype=wp.int32)
-    partners = wp.zeros(shape=(16,), dtype=wp.int32)
-    scratch_v = wp.zeros(shape=(16,), dtype=wp.vec2d)
-    scratch_dv = wp.zeros(shape=(16,), dtype=wp.vec2d)
-    scratch_dw = wp.zeros(shape=(16,), dtype=wp.vec3d)
-    first = wp.zeros(shape=(48,), dtype=wp.int32)
-    second = wp.zeros(shape=(48,), dtype=wp.int32)
-    normal = wp.zeros(shape=(48,), dtype=wp.vec2d)
-    impulse = wp.zeros(shape=(48,), dtype=wp.float64)
-    target = wp.zeros(shape=(48,), dtype=wp.float64)
+    r = wp.zeros(shape=(MAX_BALLS,), dtype=wp.vec2d)
+    v = wp.zeros(shape=(MAX_BALLS,), dtype=wp.vec2d)
+    w = wp.zeros(shape=(MAX_BALLS,), dtype=wp.vec3d)
+    s = wp.zeros(shape=(MAX_BALLS,), dtype=wp.int32)
+    side = wp.zeros(shape=(MAX_BALLS,), dtype=wp.int32)
+    acc = wp.zeros(shape=(MAX_BALLS,), dtype=wp.vec2d)
+    horizon = wp.zeros(shape=(MAX_BALLS,), dtype=wp.float64)
+    pair_t = wp.zeros(shape=(PAIRS,), dtype=wp.float64)
+    rail_t = wp.zeros(shape=(MAX_BALLS,), dtype=wp.float64)
+    rail_kind = wp.zeros(shape=(MAX_BALLS,), dtype=wp.int32)
+    rail_idx = wp.zeros(shape=(MAX_BALLS,), dtype=wp.int32)
+    touch = wp.zeros(shape=(MAX_BALLS,), dtype=wp.int32)
+    moving = wp.zeros(shape=(MAX_BALLS,), dtype=wp.int32)
+    partners = wp.zeros(shape=(MAX_BALLS,), dtype=wp.int32)
+    scratch_v = wp.zeros(shape=(MAX_BALLS,), dtype=wp.vec2d)
+    scratch_dv = wp.zeros(shape=(MAX_BALLS,), dtype=wp.vec2d)
+    scratch_dw = wp.zeros(shape=(MAX_BALLS,), dtype=wp.vec3d)
+    first = wp.zeros(shape=(MAX_CONTACTS,), dtype=wp.int32)
+    second = wp.zeros(shape=(MAX_CONTACTS,), dtype=wp.int32)
+    normal = wp.zeros(shape=(MAX_CONTACTS,), dtype=wp.vec2d)
+    impulse = wp.zeros(shape=(MAX_CONTACTS,), dtype=wp.float64)
+    target = wp.zeros(shape=(MAX_CONTACTS,), dtype=wp.float64)
 
     for i in range(n):
         r[i] = wp.vec2d(r_in[tid, i, 0], r_in[tid, i, 1])
@@ -403,7 +405,7 @@ def shot(
                 partners[a] = 0
             for a in range(n):
                 for b in range(a + 1, n):
-                    if pair_t[a * MAX_BALLS + b] <= t_next + SIMULTANEOUS and contacts < 48:
+                    if pair_t[a * MAX_BALLS + b] <= t_next + SIMULTANEOUS and contacts < MAX_CONTACTS:
                         first[contacts] = a
                         second[contacts] = b
                         partners[a] = partners[a] | (1 << b)
