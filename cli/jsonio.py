@@ -37,7 +37,7 @@ def read_text(source: str) -> str:
         raise FieldError(f"input: not UTF-8 text (byte {err.start}): {source}") from err
 
 
-def decode(text: str) -> Any:
+def _decode(text: str) -> Any:
     """One JSON value; bad JSON, nesting too deep and numbers too long are `FieldError`s."""
     try:
         return json.loads(text)
@@ -49,8 +49,8 @@ def decode(text: str) -> Any:
         raise FieldError(f"not valid JSON: {err}".split(";")[0]) from err
 
 
-def read_values(source: str) -> tuple[Numbered, bool]:
-    """The JSON values of `source`, numbered by line; also whether it was JSON Lines.
+def read_values(source: str) -> Numbered:
+    """The JSON values of `source`: one object (numbered None), or JSON Lines numbered by line.
 
     A line that is not valid JSON comes as a `FieldError` in its place, so that every
     other line is still answered (`answer_each`).
@@ -60,9 +60,9 @@ def read_values(source: str) -> tuple[Numbered, bool]:
     if not stripped:
         raise FieldError("input: empty; expected a JSON object or JSON Lines")
     try:
-        return [(None, json.loads(stripped))], False
+        return [(None, json.loads(stripped))]
     except (ValueError, RecursionError):  # not one JSON value: JSON Lines, each line decoded alone
-        return list(_lines(text)), True
+        return list(_lines(text))
 
 
 def _lines(text: str) -> Iterator[tuple[int | None, Any]]:
@@ -70,7 +70,7 @@ def _lines(text: str) -> Iterator[tuple[int | None, Any]]:
         if not line.strip():
             continue
         try:
-            yield number, decode(line)
+            yield number, _decode(line)
         except FieldError as err:
             yield number, err
 

@@ -129,8 +129,7 @@ def run(args: argparse.Namespace) -> int:
             report = match.replay(match.loads(jsonio.read_text(args.input)))
             jsonio.write(args.output, [report])
             return 0 if report["reproduced"] else 1
-        values, _ = jsonio.read_values(args.input)
-        answers, failures = jsonio.answer_each(values, answer)
+        answers, failures = jsonio.answer_each(jsonio.read_values(args.input), answer)
     except (FieldError, match.RecordError) as err:
         return jsonio.fail("referee", err)
     return jsonio.finish("referee", args.output, answers, failures)

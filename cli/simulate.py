@@ -72,8 +72,7 @@ def run_requests(requests: Sequence[Request | dict[str, Any]]) -> list[dict[str,
 def run(args: argparse.Namespace) -> int:
     """Read, simulate, write; bad input exits with status 2 and names the field."""
     try:
-        values, _ = jsonio.read_values(args.input)
-        requests, failures = jsonio.answer_each(values, parse_request)
+        requests, failures = jsonio.answer_each(jsonio.read_values(args.input), parse_request)
     except FieldError as err:
         return jsonio.fail("simulate", err)
     return jsonio.finish("simulate", args.output, run_requests(requests), failures)
