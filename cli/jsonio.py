@@ -9,13 +9,13 @@ in its place by `{"error": message, "line": N}` and every other line as it would
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from piramida.rules.fields import FieldError
+from piramida.rules import jsontext
+from piramida.rules.fields import FieldError, shown
 
 T = TypeVar("T")
 Numbered = Iterable[tuple[int | None, Any]]  # (line number, or None for a lone object; value)
@@ -28,25 +28,13 @@ def add_io_arguments(parser: Any) -> None:
 
 
 def read_text(source: str) -> str:
-    """The text of `source` (`-`: stdin); an unreadable file is a `FieldError` on `input`."""
+    """The text of `source` (`-`: stdin); unreadable or not UTF-8 is a `FieldError` on `input`."""
     try:
         return sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
     except OSError as err:
-        raise FieldError(f"input: {err.strerror}: {source}") from err
+        raise FieldError(f"input: {err.strerror}: {shown(source)}") from err
     except UnicodeDecodeError as err:
-        raise FieldError(f"input: not UTF-8 text (byte {err.start}): {source}") from err
-
-
-def _decode(text: str) -> Any:
-    """One JSON value; bad JSON, nesting too deep and numbers too long are `FieldError`s."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise FieldError(f"not valid JSON ({err.msg}, column {err.colno})") from err
-    except RecursionError as err:
-        raise FieldError("not valid JSON: nested too deeply") from err
-    except ValueError as err:  # an integer of more digits than Python converts
-        raise FieldError(f"not valid JSON: {err}".split(";")[0]) from err
+        raise FieldError(f"input: not UTF-8 text (byte {err.start}): {shown(source)}") from err
 
 
 def read_values(source: str) -> Numbered:
@@ -60,8 +48,8 @@ def read_values(source: str) -> Numbered:
     if not stripped:
         raise FieldError("input: empty; expected a JSON object or JSON Lines")
     try:
-        return [(None, json.loads(stripped))]
-    except (ValueError, RecursionError):  # not one JSON value: JSON Lines, each line decoded alone
+        return [(None, jsontext.loads(stripped))]
+    except FieldError:  # not one JSON value: JSON Lines, each line decoded alone
         return list(_lines(text))
 
 
@@ -70,7 +58,7 @@ def _lines(text: str) -> Iterator[tuple[int | None, Any]]:
         if not line.strip():
             continue
         try:
-            yield number, _decode(line)
+            yield number, jsontext.loads(line, "")
         except FieldError as err:
             yield number, err
 
@@ -116,7 +104,7 @@ def write(destination: str, values: list[Any]) -> None:
     One request or many, the answers have the same shape (JSON Lines): a lone request
     gets one line.
     """
-    body = "".join(json.dumps(v) + "\n" for v in values)
+    body = "".join(jsontext.dumps(v) + "\n" for v in values)
     if destination == "-":
         sys.stdout.write(body)
     else:
