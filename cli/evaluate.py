@@ -28,6 +28,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from piramida.cli import options
+from piramida.evaluation import roster
 from piramida.evaluation.roster import parse_agents
 from piramida.evaluation.settings import add_game_arguments
 from piramida.rules import ids
@@ -47,8 +49,10 @@ def add_parser(commands: Any) -> None:
         type=parse_agents,
         required=True,
         help="comma-separated players, two or more: random, greedy, search (= search:strong), "
-        "search:easy|medium|strong|strongest, or a saved policy (.zip)",
+        "search:easy|medium|strong|strongest, or a saved policy (a `piramida train` checkpoint, "
+        "or an SB3 .zip with --trust-pickle)",
     )
+    options.add_trust_pickle(parser)
     add_game_arguments(parser, "pro")
     parser.add_argument("--out", default="piramida-eval", help="output folder (default: %(default)s)")
     parser.add_argument("--replays", type=int, default=0, help="games to save as match records and GIFs (0)")
@@ -94,6 +98,11 @@ def command(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Check the arguments, play the tournament, write the results as they come."""
+    options.apply_trust_pickle(args)
+    try:
+        roster.check_policies(args.agents)
+    except argparse.ArgumentTypeError as error:
+        return fail(f"--agents: {error}")
     problem = check(args)
     if problem is not None:
         return fail(problem)

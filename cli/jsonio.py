@@ -5,20 +5,35 @@ line per request, in order, so the two contracts read and fail alike (DESIGN.md,
 "Command-line contracts"). Bad input is reported on stderr as one line naming the field
 (exit status 2): a lone request then gets no answer; a bad line of JSON Lines is answered
 in its place by `{"error": message, "line": N}` and every other line as it would be alone.
+The output is checked before any work and written atomically; an answer that would hold
+NaN or an infinity (never JSON) fails like bad input.
 """
 
 from __future__ import annotations
 
+import math
 import sys
-from collections.abc import Callable, Iterable, Iterator
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from piramida.physics.files import write_atomic
 from piramida.rules import jsontext
 from piramida.rules.fields import FieldError, shown
 
 T = TypeVar("T")
-Numbered = Iterable[tuple[int | None, Any]]  # (line number, or None for a lone object; value)
+Numbered = Sequence[tuple[int | None, Any]]  # (line number, or None for a lone object; value)
+PATH_LIMIT = 200  # a path is quoted whole up to this many characters
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The answer of a line of JSON Lines that failed: its error, written in its place."""
+
+    line: int
+    message: str
 
 
 def add_io_arguments(parser: Any) -> None:
@@ -27,14 +42,34 @@ def add_io_arguments(parser: Any) -> None:
     parser.add_argument("-o", "--output", default="-", help="where to write (default: stdout)")
 
 
+def _path(path: str | Path) -> str:
+    return shown(str(path), PATH_LIMIT)
+
+
 def read_text(source: str) -> str:
     """The text of `source` (`-`: stdin); unreadable or not UTF-8 is a `FieldError` on `input`."""
     try:
         return sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
     except OSError as err:
-        raise FieldError(f"input: {err.strerror}: {shown(source)}") from err
+        raise FieldError(f"input: {err.strerror}: {_path(source)}") from err
     except UnicodeDecodeError as err:
-        raise FieldError(f"input: not UTF-8 text (byte {err.start}): {shown(source)}") from err
+        raise FieldError(f"input: not UTF-8 text (byte {err.start}): {_path(source)}") from err
+
+
+def check_destination(destination: str) -> None:
+    """Refuse an output file that cannot be written (a `FieldError` on `output`), before any work is done."""
+    if destination == "-":
+        return
+    path = Path(destination)
+    if not path.parent.is_dir():
+        raise FieldError(f"output: no such folder: {_path(path.parent)}")
+    if path.is_dir():
+        raise FieldError(f"output: is a folder: {_path(path)}")
+    try:
+        with tempfile.TemporaryFile(dir=path.parent):  # what `write_atomic` will do there
+            pass
+    except OSError as err:
+        raise FieldError(f"output: cannot write in {_path(path.parent)}: {err.strerror}") from err
 
 
 def read_values(source: str) -> Numbered:
@@ -50,38 +85,34 @@ def read_values(source: str) -> Numbered:
     try:
         return [(None, jsontext.loads(stripped))]
     except FieldError:  # not one JSON value: JSON Lines, each line decoded alone
-        return list(_lines(text))
+        return [(number, _decode(line)) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
 
 
-def _lines(text: str) -> Iterator[tuple[int | None, Any]]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield number, jsontext.loads(line, "")
-        except FieldError as err:
-            yield number, err
+def _decode(line: str) -> Any:
+    try:
+        return jsontext.loads(line, "")
+    except FieldError as err:
+        return err
 
 
-def answer_each(values: Numbered, read: Callable[[Any], T]) -> tuple[list[T | dict[str, Any]], list[str]]:
-    """`read` applied to every value, and the messages of the lines that failed.
+def _failure(number: int | None, err: FieldError) -> Failure:
+    """`err` as the answer of line `number`; raised again for a lone request, which has no line."""
+    if number is None:
+        raise err
+    return Failure(number, str(err))
 
-    A bad line of JSON Lines is answered in its place by `{"error": message, "line": N}`
-    and does not stop the others; a lone object's `FieldError` is raised.
-    """
-    out: list[T | dict[str, Any]] = []
-    failures = []
+
+def answer_each(values: Numbered, read: Callable[[Any], T]) -> list[T | Failure]:
+    """`read` applied to every value; a line's `FieldError` is its `Failure`, a lone object's is raised."""
+    out: list[T | Failure] = []
     for number, value in values:
         try:
             if isinstance(value, FieldError):
                 raise value
             out.append(read(value))
         except FieldError as err:
-            if number is None:
-                raise
-            out.append({"error": str(err), "line": number})
-            failures.append(f"line {number}: {err}")
-    return out, failures
+            out.append(_failure(number, err))
+    return out
 
 
 def fail(command: str, err: Exception | str) -> int:
@@ -90,25 +121,58 @@ def fail(command: str, err: Exception | str) -> int:
     return 2
 
 
-def finish(command: str, destination: str, answers: list[Any], failures: list[str]) -> int:
-    """Write every answer, report each failed line on stderr; exit status 2 if any failed."""
-    write(destination, answers)
+def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
+    """The path and value of the first NaN or infinity in `value`, if any."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (path, value)
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _non_finite(item, f"{path}.{key}" if isinstance(value, dict) else f"{path}[{key}]")
+        if found:
+            return found
+    return None
+
+
+def _text(answer: Any) -> str:
+    """`answer` as one JSON line; a `FieldError` naming its first NaN or infinity (never written)."""
+    found = _non_finite(answer, "answer")
+    if found:
+        raise FieldError(f"{found[0]}: {found[1]} cannot be written as JSON: this request has no answer")
+    return jsontext.dumps(answer)
+
+
+def finish(command: str, destination: str, values: Numbered, answers: Sequence[Any]) -> int:
+    """Write one line per answer, in order, and report each failed line on stderr (then exit status 2).
+
+    `answers` are those of `values`; a `Failure`, or an answer holding NaN or an infinity,
+    is answered by its error (a lone request's error is reported alone).
+    """
+    lines, failures = [], []
+    try:
+        for (number, _), answer in zip(values, answers, strict=True):
+            if not isinstance(answer, Failure):
+                try:
+                    lines.append(_text(answer))
+                    continue
+                except FieldError as err:
+                    answer = _failure(number, err)
+            lines.append(jsontext.dumps({"error": answer.message, "line": answer.line}))
+            failures.append(answer)
+        write(destination, lines)
+    except FieldError as err:
+        return fail(command, err)
     for failure in failures:
-        fail(command, failure)
+        fail(command, f"line {failure.line}: {failure.message}")
     return 2 if failures else 0
 
 
-def write(destination: str, values: list[Any]) -> None:
-    """One compact JSON line per answer, in the order of the requests; a file is replaced atomically.
-
-    One request or many, the answers have the same shape (JSON Lines): a lone request
-    gets one line.
-    """
-    body = "".join(jsontext.dumps(v) + "\n" for v in values)
-    if destination == "-":
-        sys.stdout.write(body)
-    else:
-        path = Path(destination)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(body)
-        tmp.replace(path)  # atomic: a reader never sees half a file
+def write(destination: str, lines: list[str]) -> None:
+    """The lines to stdout, or to a file replaced atomically; a `FieldError` on `output` if that fails."""
+    body = "".join(line + "\n" for line in lines)
+    try:
+        if destination == "-":
+            sys.stdout.write(body)
+        else:
+            write_atomic(destination, body)
+    except OSError as err:
+        raise FieldError(f"output: {err.strerror or err}: {_path(destination)}") from err

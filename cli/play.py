@@ -9,6 +9,7 @@ import threading
 import webbrowser
 from typing import Any
 
+from piramida.cli import options
 from piramida.rules import ids
 
 BOTS = ("search", "greedy", "random")
@@ -28,9 +29,10 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "--bot",
         default="search",
-        help="search, greedy, random, or a saved policy: a `piramida train` checkpoint or an SB3 .zip "
-        "(default: %(default)s)",
+        help="search, greedy, random, or a saved policy: a `piramida train` checkpoint, or an SB3 .zip "
+        "with --trust-pickle (default: %(default)s)",
     )
+    options.add_trust_pickle(parser)
     parser.add_argument(
         "--level", choices=LEVELS, default="strong", help="the search bot's level (default: %(default)s)"
     )
@@ -78,6 +80,7 @@ def free_port(host: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; exit status 2 for a bad option."""
+    options.apply_trust_pickle(args)
     problem = check_bot(args.bot, args.noise)
     if problem:
         print(f"piramida play: {problem}", file=sys.stderr)
@@ -85,13 +88,13 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from piramida.play.games import Settings
-    from piramida.play.server import create_app
+    from piramida.play.server import create_app, local_hosts
 
     defaults = Settings(
         variant=args.variant, bot=args.bot, level=args.level, noise=args.noise, shot_clock=args.shot_clock
     )
-    app = create_app(args.state_dir, defaults)
     port = args.port or free_port(args.host)
+    app = create_app(args.state_dir, defaults, allowed_hosts=local_hosts(args.host, port))
     url = f"http://{args.host}:{port}/"
     print(
         f"piramida play: {url} (games saved in {app.state.games.store.directory}; Ctrl+C stops)", flush=True

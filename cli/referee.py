@@ -16,14 +16,14 @@ import jax
 import numpy as np
 
 from piramida.cli import jsonio
-from piramida.cli.spec import parse_params, parse_table
+from piramida.cli.spec import parse_setup
 from piramida.physics.kernel import contact_distance, touching_cushion
 from piramida.physics.motion import STATIONARY
 from piramida.physics.params import Models
 from piramida.rules import codec, match
 from piramida.rules import state as st
 from piramida.rules.decisions import decide_one
-from piramida.rules.fields import FieldError
+from piramida.rules.fields import FieldError, member
 from piramida.rules.referee import adjudicate_one
 
 REQUEST_FIELDS = (
@@ -57,8 +57,7 @@ def _touching(r: Any, table: Any, params: Any) -> Any:
 
 
 def _dims(request: dict[str, Any]) -> tuple[st.Dims, Any, Any]:
-    table, _ = parse_table(request.get("table", "pyramid-12ft"))
-    params = parse_params(request.get("params", {}))
+    table, _, params = parse_setup(request)
     return st.Dims.of(table, params.R), table, params
 
 
@@ -68,7 +67,7 @@ def answer(request: Any) -> dict[str, Any]:
         raise FieldError(f"request: expected an object, got {type(request).__name__}")
     unknown = sorted(set(request) - set(REQUEST_FIELDS))
     if unknown:
-        raise FieldError(f"{unknown[0]}: unknown field; allowed: {', '.join(REQUEST_FIELDS)}")
+        raise FieldError(f"{member('', unknown[0])}: unknown field; allowed: {', '.join(REQUEST_FIELDS)}")
     dims, table, params = _dims(request)
     variant = codec.variant_of(request["variant"]) if "variant" in request else None
     if "state" not in request:
@@ -123,13 +122,15 @@ def _invalid_message(names: list[str]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Read, rule, write; bad input exits with status 2 and names the field."""
+    """Check the output, read, rule, write; bad input exits with status 2 and names the field."""
     try:
+        jsonio.check_destination(args.output)
         if args.replay:
             report = match.replay(match.loads(jsonio.read_text(args.input)))
-            jsonio.write(args.output, [report])
-            return 0 if report["reproduced"] else 1
-        answers, failures = jsonio.answer_each(jsonio.read_values(args.input), answer)
+            status = jsonio.finish("referee", args.output, [(None, report)], [report])
+            return status or (0 if report["reproduced"] else 1)
+        values = jsonio.read_values(args.input)
+        answers = jsonio.answer_each(values, answer)
     except (FieldError, match.RecordError) as err:
         return jsonio.fail("referee", err)
-    return jsonio.finish("referee", args.output, answers, failures)
+    return jsonio.finish("referee", args.output, values, answers)

@@ -37,12 +37,14 @@ def stack_strikes(strikes: list[Any]) -> ph.Strike:
     return ph.Strike(ball=np.asarray([s.ball for s in strikes], dtype=np.int32), **columns)
 
 
-def run_requests(requests: Sequence[Request | dict[str, Any]]) -> list[dict[str, Any]]:
+def run_requests(requests: Sequence[Request | jsonio.Failure]) -> list[dict[str, Any] | jsonio.Failure]:
     """Simulate requests in batches of equal table, params and models; keep their order.
 
-    An entry that is already an answer (a bad line's error) stays as it is.
+    A bad line's `Failure` stays in its place.
     """
-    out: list[dict[str, Any]] = [r if isinstance(r, dict) else {} for r in requests]
+    out: list[dict[str, Any] | jsonio.Failure] = [
+        r if isinstance(r, jsonio.Failure) else {} for r in requests
+    ]
     groups: dict[str, list[tuple[int, Request]]] = {}
     for k, request in enumerate(requests):
         if isinstance(request, Request):
@@ -70,9 +72,11 @@ def run_requests(requests: Sequence[Request | dict[str, Any]]) -> list[dict[str,
 
 
 def run(args: argparse.Namespace) -> int:
-    """Read, simulate, write; bad input exits with status 2 and names the field."""
+    """Check the output, read, simulate, write; bad input exits with status 2 and names the field."""
     try:
-        requests, failures = jsonio.answer_each(jsonio.read_values(args.input), parse_request)
+        jsonio.check_destination(args.output)
+        values = jsonio.read_values(args.input)
+        requests = jsonio.answer_each(values, parse_request)
     except FieldError as err:
         return jsonio.fail("simulate", err)
-    return jsonio.finish("simulate", args.output, run_requests(requests), failures)
+    return jsonio.finish("simulate", args.output, values, run_requests(requests))

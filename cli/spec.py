@@ -3,6 +3,8 @@
 A request is one JSON object (DESIGN.md, "Command-line contracts"); JSON Lines give a
 batch. Every problem is a `FieldError` (`rules.fields`, shared with the referee) whose
 message starts with the field's path (`line 3: balls[2].x: ...`), never a traceback.
+Every number is checked against its physical range (`RANGES`) where it is read, so the
+kernel never runs on a value that would make it write NaN or infinity.
 """
 
 from __future__ import annotations
@@ -17,14 +19,96 @@ import numpy as np
 import piramida.physics as ph
 from piramida.physics.kernel import DEFAULT_CAPACITY, contact_distance
 from piramida.physics.layouts import MAX_BALLS
-from piramida.physics.params import PARAM_NAMES
+from piramida.physics.params import BALL_BALL_MODELS, CUSHION_CONTACTS, CUSHION_MODELS, PARAM_NAMES
+from piramida.physics.strike import MAX_ELEVATION, MAX_SPEED, MAX_TIP_OFFSET
 from piramida.physics.table import DEFAULT_TABLE, PRESETS, SPEC_FIELDS, TableSpec
-from piramida.physics.validate import InputError, check_balls, check_strikes
-from piramida.rules.fields import FieldError, read_bool, read_int, read_number, read_object
+from piramida.physics.validate import InputError, check_balls, check_strikes, check_table
+from piramida.rules.fields import (
+    FieldError,
+    Range,
+    read_bool,
+    read_int,
+    read_name,
+    read_number,
+    read_object,
+    shown,
+)
 
 REQUEST_FIELDS = ("table", "params", "models", "balls", "strike", "capacity", "record")
 STRIKE_FIELDS = ("ball", "speed", "phi", "theta", "a", "b")
-MODEL_FIELDS = ("ball_ball", "cushion", "contact")
+MODEL_NAMES = {"ball_ball": BALL_BALL_MODELS, "cushion": CUSHION_MODELS, "contact": CUSHION_CONTACTS}
+
+# The physical range of every number a request gives, by the field's path (a list's items
+# share their list's entry). Wide enough for any real ball, cloth, cushion, cue and table;
+# narrow enough that the kernel never divides by zero or overflows: a friction or gravity
+# of 0 (or 1e-300) never stops a ball, a spin of 1e300 overflows the first step.
+RANGES: dict[str, Range] = {
+    # Balls from 40 to 100 mm across (snooker 52.5, pool 57, carom 61.5, pyramid 68).
+    "params.R": Range(0.02, 0.05, "m"),
+    # 50 g to 1 kg (snooker 142 g, pool 170 g, pyramid 285 g).
+    "params.m": Range(0.05, 1.0, "kg"),
+    # Cloth: sliding friction measured 0.1-0.3 (Han 2005), rolling resistance 0.005-0.015
+    # (Leckie & Greenspan 2005), spinning friction about 0.015; each must stop the ball in
+    # a finite time, so none may be 0.
+    "params.u_s": Range(0.01, 1.0),
+    "params.u_r": Range(0.001, 0.1),
+    "params.u_sp": Range(0.001, 0.1),
+    # Restitutions: phenolic balls 0.92-0.98 (Alciatore), cushion rubber 0.6-0.95 (the
+    # pyramid's 0.74); a dead ball or cushion below these is no billiards any more.
+    "params.e_b": Range(0.5, 1.0),
+    "params.e_c": Range(0.3, 1.0),
+    # Ball-ball friction 0.03-0.08 (Alciatore TP A-14), ball-cushion friction about 0.2
+    # (Han 2005); both may be 0 (frictionless contacts).
+    "params.u_b": Range(0.0, 0.5),
+    "params.f_c": Range(0.0, 1.0),
+    # Earth's 9.81; from 1 to 100 m/s^2 for scaled experiments, never 0 (no friction force).
+    "params.g": Range(1.0, 100.0, "m/s^2"),
+    # Cues weigh 0.5-0.75 kg (pyramid 0.68-0.75 kg).
+    "params.cue_mass": Range(0.1, 2.0, "kg"),
+    # Playing areas from a 6 ft bar table to beyond a 12 ft pyramid table (1.775 x 3.55 m);
+    # the smallest still leaves rails between the pockets at every figure allowed below.
+    "table.width": Range(0.5, 2.5, "m"),
+    "table.length": Range(1.0, 5.0, "m"),
+    # Pocket figures around the presets' (pooltool's 7 ft table and the pyramid's): rubber
+    # 2-10 cm wide, construction widths 4-20 cm, faces 0-30 degrees off square, capture
+    # circles 1-10 cm across and up to 10 cm deep, jaw noses of 2 mm to 5 cm radius.
+    "table.cushion_width": Range(0.02, 0.1, "m"),
+    "table.cushion_height": Range(0.02, 0.09, "m"),  # and within NOSE_HEIGHT of the ball
+    "table.corner_pocket_width": Range(0.04, 0.2, "m"),
+    "table.corner_pocket_angle": Range(0.0, 30.0, "degrees"),
+    "table.corner_pocket_depth": Range(0.0, 0.1, "m"),
+    "table.corner_pocket_radius": Range(0.01, 0.1, "m"),
+    "table.corner_jaw_radius": Range(0.002, 0.05, "m"),
+    "table.side_pocket_width": Range(0.04, 0.2, "m"),
+    "table.side_pocket_angle": Range(0.0, 30.0, "degrees"),
+    "table.side_pocket_depth": Range(0.0, 0.1, "m"),
+    "table.side_pocket_radius": Range(0.01, 0.1, "m"),
+    "table.side_jaw_radius": Range(0.002, 0.05, "m"),
+    # Centres anywhere near a table (check_balls then places them exactly on the cloth).
+    "balls.x": Range(-10.0, 10.0, "m"),
+    "balls.y": Range(-10.0, 10.0, "m"),
+    # A hard break sends the struck ball off at about 10-14 m/s, and a 12 m/s strike at
+    # the tip-offset limit spins it at about 460 rad/s: each component of a ball's own
+    # motion may be twice that (a surface speed of at most 1000 R, 50 m/s).
+    "balls.v": Range(-30.0, 30.0, "m/s"),
+    "balls.w": Range(-1000.0, 1000.0, "rad/s"),
+    # The strike (`physics.strike`): a cue up to MAX_SPEED, aimed any way round, raised up
+    # to MAX_ELEVATION, its tip within MAX_TIP_OFFSET of the centre (`check_strikes`
+    # also bounds sqrt(a^2 + b^2)).
+    "strike.speed": Range(0.0, MAX_SPEED, "m/s", above=True),
+    "strike.phi": Range(-360.0, 360.0, "degrees"),
+    "strike.theta": Range(0.0, MAX_ELEVATION, "degrees"),
+    "strike.a": Range(-MAX_TIP_OFFSET, MAX_TIP_OFFSET, "R"),
+    "strike.b": Range(-MAX_TIP_OFFSET, MAX_TIP_OFFSET, "R"),
+}
+# The cushion nose's height in ball radii: above the equator (below it a ball would ride
+# up the rubber) and below the top, where the contact angle asin(h/R - 1) has no value.
+NOSE_HEIGHT = Range(1.0, 1.8, "R")
+
+
+def _number(value: Any, path: str, field: str | None = None) -> float:
+    """A number in the range of `field` (its key in `RANGES`; `path` itself if None), named by `path`."""
+    return read_number(value, path, within=RANGES[field or path])
 
 
 @dataclass(frozen=True)
@@ -45,57 +129,63 @@ def parse_table(value: Any) -> tuple[ph.Table, str]:
     """A preset name, a rectangle or a pocket table (pooltool's PocketTableSpecs fields)."""
     if isinstance(value, str):
         if value not in PRESETS:
-            raise FieldError(f"table: unknown preset {value!r}; presets: {', '.join(sorted(PRESETS))}")
+            raise FieldError(f"table: unknown preset {shown(value)}; presets: {', '.join(sorted(PRESETS))}")
         return ph.preset(value), value
     kind = value.get("kind") if isinstance(value, dict) else None
     if kind == "rectangle":
         fields = read_object(value, "table", ("kind", "width", "length", "cushion_height"))
-        dims = {
-            k: read_number(fields[k], f"table.{k}", positive=True) for k in ("width", "length") if k in fields
-        }
+        dims = {k: _number(fields[k], f"table.{k}") for k in ("width", "length") if k in fields}
         if len(dims) < 2:
             raise FieldError("table: a rectangle needs width and length")
         h = fields.get("cushion_height")
-        height = None if h is None else read_number(h, "table.cushion_height", positive=True)
-        return ph.rectangle(dims["width"], dims["length"], height), repr(sorted(fields.items()))
-    if kind == "pockets":
+        height = None if h is None else _number(h, "table.cushion_height")
+        table = ph.rectangle(dims["width"], dims["length"], height)
+    elif kind == "pockets":
         fields = read_object(value, "table", ("kind", *SPEC_FIELDS))
-        base = PRESETS[DEFAULT_TABLE]
-        changes = {
-            k: read_number(v, f"table.{k}", positive=k.endswith(("width", "length", "radius", "height")))
-            for k, v in fields.items()
-            if k != "kind"
-        }
-        spec: TableSpec = base.replace(**changes)
-        return ph.pocket_table(spec), repr(sorted(fields.items()))
-    raise FieldError('table: expected a preset name or an object with "kind": "rectangle" or "pockets"')
+        changes = {k: _number(v, f"table.{k}") for k, v in fields.items() if k != "kind"}
+        spec: TableSpec = PRESETS[DEFAULT_TABLE].replace(**changes)
+        table = ph.pocket_table(spec)
+    else:
+        raise FieldError('table: expected a preset name or an object with "kind": "rectangle" or "pockets"')
+    try:
+        check_table(table)
+    except InputError as err:
+        raise FieldError(str(err)) from err
+    return table, repr(sorted(fields.items()))
 
 
 def parse_params(value: Any) -> ph.PhysicsParams:
     """Any subset of the physical constants, overriding the preset's."""
     fields = read_object(value, "params", PARAM_NAMES)
-    changes = {
-        k: read_number(v, f"params.{k}", positive=k in ("R", "m", "g", "cue_mass")) for k, v in fields.items()
-    }
-    for k, v in changes.items():
-        if v < 0:
-            raise FieldError(f"params.{k}: must not be negative, got {v}")
-    return ph.PYRAMID_PARAMS.replace(**changes)
+    return ph.PYRAMID_PARAMS.replace(**{k: _number(v, f"params.{k}") for k, v in fields.items()})
+
+
+def parse_setup(request: dict[str, Any]) -> tuple[ph.Table, str, ph.PhysicsParams]:
+    """A request's `table` and `params`, checked against each other (the nose height in radii)."""
+    table, key = parse_table(request.get("table", DEFAULT_TABLE))
+    params = parse_params(request.get("params", {}))
+    h, R = float(table.cushion_height), float(params.R)
+    if h / R not in NOSE_HEIGHT:
+        raise FieldError(
+            f"table.cushion_height: a nose {h:g} m high is {h / R:.3g} R for params.R = {R:g} m; "
+            f"expected {NOSE_HEIGHT} (change the two together)"
+        )
+    return table, key, params
 
 
 def parse_models(value: Any) -> ph.Models:
     """Model names; pooltool's names mean pooltool's equations."""
-    fields = read_object(value, "models", MODEL_FIELDS)
-    try:
-        return ph.Models(**fields)
-    except (ValueError, TypeError) as err:
-        raise FieldError(str(err)) from err
+    fields = read_object(value, "models", tuple(MODEL_NAMES))
+    names: dict[str, Any] = {
+        k: MODEL_NAMES[k][read_name(v, f"models.{k}", MODEL_NAMES[k])] for k, v in fields.items()
+    }
+    return ph.Models(**names)
 
 
-def _vector(value: Any, path: str, size: int) -> list[float]:
+def _vector(value: Any, path: str, field: str, size: int) -> list[float]:
     if not isinstance(value, list) or len(value) != size:
         raise FieldError(f"{path}: expected a list of {size} numbers")
-    return [read_number(x, f"{path}[{k}]") for k, x in enumerate(value)]
+    return [_number(x, f"{path}[{k}]", field) for k, x in enumerate(value)]
 
 
 def parse_balls(value: Any) -> ph.BallState:
@@ -111,17 +201,17 @@ def parse_balls(value: Any) -> ph.BallState:
         fields = read_object(ball, path, ("id", "x", "y", "v", "w"))
         ident = fields.get("id")
         if isinstance(ident, bool) or not isinstance(ident, int) or not 0 <= ident < MAX_BALLS:
-            raise FieldError(f"{path}.id: expected a ball id 0..{MAX_BALLS - 1}, got {ident!r}")
+            raise FieldError(f"{path}.id: expected a ball id 0..{MAX_BALLS - 1}, got {shown(ident)}")
         if present[ident]:
             raise FieldError(f"{path}.id: ball {ident} is listed twice")
         for axis, name in enumerate(("x", "y")):
             if name not in fields:
                 raise FieldError(f"{path}.{name}: missing")
-            r[ident, axis] = read_number(fields[name], f"{path}.{name}")
+            r[ident, axis] = _number(fields[name], f"{path}.{name}", f"balls.{name}")
         if "v" in fields:
-            v[ident] = _vector(fields["v"], f"{path}.v", 2)
+            v[ident] = _vector(fields["v"], f"{path}.v", "balls.v", 2)
         if "w" in fields:
-            w[ident] = _vector(fields["w"], f"{path}.w", 3)
+            w[ident] = _vector(fields["w"], f"{path}.w", "balls.w", 3)
         present[ident] = True
     s = np.where(present, ph.motion.STATIONARY, ph.motion.ABSENT).astype(np.int32)
     return ph.BallState(r=jnp.asarray(r), v=jnp.asarray(v), w=jnp.asarray(w), s=jnp.asarray(s))
@@ -133,18 +223,15 @@ def parse_strike(value: Any) -> ph.Strike:
     for required in ("ball", "speed", "phi"):
         if required not in fields:
             raise FieldError(f"strike.{required}: missing")
-    ball = fields["ball"]
-    if isinstance(ball, bool) or not isinstance(ball, int):
-        raise FieldError(f"strike.ball: expected a ball id, got {ball!r}")
-    numbers = {k: read_number(fields[k], f"strike.{k}") for k in STRIKE_FIELDS[1:] if k in fields}
+    ball = read_int(fields["ball"], "strike.ball", 0, MAX_BALLS - 1)
+    numbers = {k: _number(fields[k], f"strike.{k}") for k in STRIKE_FIELDS[1:] if k in fields}
     return ph.Strike(ball=ball, **numbers)
 
 
 def parse_request(value: Any) -> Request:
     """One JSON object of the `simulate` contract."""
     fields = read_object(value, "request", REQUEST_FIELDS)
-    table, key = parse_table(fields.get("table", DEFAULT_TABLE))
-    params = parse_params(fields.get("params", {}))
+    table, key, params = parse_setup(fields)
     models = parse_models(fields.get("models", {}))
     balls = parse_balls(fields.get("balls"))
     strike = parse_strike(fields["strike"]) if "strike" in fields else None

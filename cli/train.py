@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from piramida.cli import options
 from piramida.rules import ids
 
 DEFAULT_OUT = "piramida-train"
@@ -74,11 +75,12 @@ def add_parser(commands: Any) -> None:
     add(
         "--config",
         metavar="FILE",
-        help="TOML file of settings (same names; [hyperparameters] for SB3, or jax-ppo's n_steps, "
-        "batch_size, n_epochs, learning_rate, gamma, gae_lambda, clip_range, ent_coef, vf_coef, "
-        "max_grad_norm, net_arch)",
+        help="TOML file of settings (same names) and a [hyperparameters] table of the algorithm's own "
+        "(SB3's keyword arguments, e.g. n_steps, batch_size, learning_rate, policy_kwargs.net_arch; "
+        "jax-ppo's net_arch); a name the algorithm does not take is refused, listing those it takes",
     )
     add("--no-progress", action="store_true", help="no progress bar")
+    options.add_trust_pickle(parser)
     parser.set_defaults(run=run)
 
 
@@ -108,30 +110,28 @@ def fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Merge the settings, check them, train; exit status 2 for bad input."""
-    from piramida.training import CheckpointError, ConfigError, config, loop, read_meta
+    """Merge the settings, check them, train; exit status 2 for bad input (nothing written)."""
+    from piramida.training import CheckpointError, ConfigError, config, loop
 
+    options.apply_trust_pickle(args)
     try:
         values: dict[str, Any] = config.read_toml(args.config) if args.config else {}
         given = {name: getattr(args, name) for name in FLAGS if getattr(args, name) is not None}
-        out = Path(given.get("out", values.get("out", DEFAULT_OUT)))
+        out = config.read_out(given.pop("out", values.pop("out", DEFAULT_OUT)))
         resume = None
         if args.resume is not None:
             resume = Path(args.resume) if args.resume else loop.latest_checkpoint(out)
-            meta = read_meta(resume)
-            assert meta is not None
-            values = values | meta["config"]
-        values |= given
-        values.pop("out", None)
-        settings = config.build(values)
-        out.mkdir(parents=True, exist_ok=True)
-        result = loop.train(settings, out, resume, progress=not args.no_progress)
+            values |= saved_config(resume)
+        settings = config.build(values | given)
+        result = loop.train(settings, out, resume, progress=not args.no_progress)  # it makes `out`
     except CheckpointError as error:
         return fail(f"--resume: {error}")
     except ConfigError as error:
         name, _, rest = str(error).partition(":")
         flag = name.replace("_", "-")
-        return fail(f"--{flag}:{rest}" if flag in _flag_names() else str(error))
+        if flag in _flag_names():
+            return fail(f"--{flag}:{rest}")
+        return fail(f"--config: {error}" if args.config else str(error))  # `[hyperparameters]`
     except OSError as error:
         return fail(f"--out: cannot write to {error.filename or ''} ({error.strerror or error})")
     print(
@@ -139,6 +139,17 @@ def run(args: argparse.Namespace) -> int:
         f"shots/s, compiles included); {result.steps} in all; final checkpoint {result.final}"
     )
     return 0
+
+
+def saved_config(path: Path) -> dict[str, Any]:
+    """A checkpoint's config as settings, read as any other config is: a mangled one names the field."""
+    from piramida.training import CheckpointError, ConfigError, config, read_meta
+
+    meta = read_meta(path) or {}
+    try:
+        return config.config_from_json(meta.get("config"), playing=True).to_json()
+    except ConfigError as error:
+        raise CheckpointError(f"{path}: config: {error}") from error
 
 
 def _flag_names() -> set[str]:

@@ -32,11 +32,13 @@ from piramida.envs import observation as obs
 from piramida.physics import noise as noise_model
 from piramida.rules import ids
 from piramida.rules import state as st
+from piramida.rules.fields import read_int, read_number
 from piramida.rules.game import Move, Outcome, play, where_tables
 
 LEARNER, OPPONENT = 0, 1
 PAD = 8  # tables padded to a multiple of this: one batch shape, one compile of the programs
 OPPONENT_MOVE_CAP = 400  # opponent moves in a row before a table is called stuck (a bug, not a rule)
+MAX_COUNT = 2**31 - 1  # tables and moves are counted in int32 (the functional env, JAX's indices)
 
 # An opponent plays the batch: (states, keys) -> moves. Bots are `agents.Agent.act`; a
 # policy over observations is wrapped by `envs.opponents`.
@@ -51,7 +53,8 @@ class Settings:
       variant: `ids.FREE` ... `ids.CLASSIC`.
       action_mode: `raw` or `assisted` (`envs.actions`).
       observation: `flat` or `dict` (`envs.observation`).
-      noise: execution-noise magnitude for both players (`physics.noise`).
+      noise: execution-noise magnitude for both players (a level name is read as its magnitude,
+        `physics.noise.level`).
       shot_limit: learner moves in a frame before it is truncated.
       point_reward: reward per point scored (minus per point conceded).
       win_reward: reward for winning the frame (minus for losing it).
@@ -67,26 +70,34 @@ class Settings:
     win_reward: float = 1.0
 
     def __post_init__(self) -> None:
-        """Reject bad settings early, naming the field."""
-        if self.variant not in range(len(ids.VARIANT_NAMES)):
-            raise ValueError(f"variant: expected 0-3 ({', '.join(ids.VARIANT_NAMES)}), got {self.variant!r}")
+        """Reject bad settings at construction, naming the field; keep the numbers in one type each.
+
+        The numbers are stored as read (`noise` a float even from a level name), so equal
+        settings hash alike and every one is finite: an env never trains on `inf` noise.
+        """
+        numbers = {
+            "variant": read_int(self.variant, "variant", 0, len(ids.VARIANT_NAMES) - 1),
+            "noise": noise_model.level(self.noise),
+            "shot_limit": read_int(self.shot_limit, "shot_limit", 1, MAX_COUNT),
+            "point_reward": read_number(self.point_reward, "point_reward"),
+            "win_reward": read_number(self.win_reward, "win_reward"),
+        }
         act.action_space(self.action_mode)
         obs.observation_space(self.observation)
-        noise_model.level(self.noise)
-        if not (isinstance(self.shot_limit, int) and self.shot_limit > 0):
-            raise ValueError(f"shot_limit: expected a positive int, got {self.shot_limit!r}")
+        for name, value in numbers.items():
+            object.__setattr__(self, name, value)
 
 
 OPTION_NAMES = ("action_mode", "observation", "noise", "shot_limit", "point_reward", "win_reward")
 
 
 def variant_id(name: str | int) -> int:
-    """A variant's id from its name (`free`, `combined`, `dynamic`, `classic`) or id."""
+    """A variant's id from its name (`free`, `combined`, `dynamic`, `classic`) or id (checked by Settings)."""
     if isinstance(name, str):
         if name.lower() not in ids.VARIANT_NAMES:
-            raise ValueError(f"variant: expected one of {ids.VARIANT_NAMES}, got {name!r}")
+            raise ValueError(f"variant: expected one of {ids.VARIANT_NAMES}, got {name!r:.40}")
         return ids.VARIANT_NAMES.index(name.lower())
-    return int(name)
+    return name
 
 
 def settings_from(variant: str | int, **options: Any) -> Settings:
@@ -94,8 +105,6 @@ def settings_from(variant: str | int, **options: Any) -> Settings:
     unknown = sorted(set(options) - set(OPTION_NAMES))
     if unknown:
         raise ValueError(f"unknown option(s) {unknown}; the env options are {list(OPTION_NAMES)}")
-    if "noise" in options:
-        options["noise"] = noise_model.level(options["noise"])
     return Settings(variant=variant_id(variant), **options)
 
 

@@ -20,6 +20,7 @@ from piramida.agents import Agent
 from piramida.envs import actions as act
 from piramida.envs import core, opponents
 from piramida.envs import observation as encoding
+from piramida.rules.fields import read_int
 
 
 class PyramidVectorEnv(VectorEnv[Any, Any, Any]):
@@ -39,7 +40,7 @@ class PyramidVectorEnv(VectorEnv[Any, Any, Any]):
         if render_mode is not None:
             raise ValueError("render_mode: the vector env does not render; render a single PyramidEnv")
         self.settings = core.settings_from(variant, **options)
-        self.num_envs = int(num_envs)
+        self.num_envs = read_int(num_envs, "num_envs", 1, core.MAX_COUNT)
         self.single_observation_space = encoding.observation_space(self.settings.observation)
         self.single_action_space = act.action_space(self.settings.action_mode)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)

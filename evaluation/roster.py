@@ -4,13 +4,15 @@ A name is checked when the command line is read, so a typo fails before any game
 the bot itself is built per noise level, because the search bot plans for the noise of the
 games it plays (`agents.PLANNERS`).
 
-A saved policy (a stable-baselines3 `.zip`, `training.players`) is accepted only if it
-loads and answers a move, so that a checkpoint of another kind is rejected up front.
+A saved policy (a `piramida train` checkpoint, `training.players`) is accepted only if it
+loads and answers a move (`check_policies`), so that a file of another kind is rejected
+before any game.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from piramida.agents import AGENTS, PLANNERS, Agent, make_agent
@@ -20,9 +22,10 @@ from piramida.training.players import PolicyAgent
 
 
 def check_name(name: str) -> str:
-    """`name` if it names a bot or a loadable saved policy; else ArgumentTypeError saying why."""
+    """`name` if it names a bot or an existing file (`check_policies` loads it); else ArgumentTypeError."""
     if players.names_a_file(name):
-        load_policy(name, 0.0)
+        if not Path(name).is_file():
+            raise argparse.ArgumentTypeError(f"agent {name!r}: no such file (a saved policy is a .zip file)")
         return name
     bot, _, level = name.partition(":")
     if bot not in AGENTS:
@@ -57,6 +60,16 @@ def parse_agents(text: str) -> list[str]:
 def canonical(name: str) -> str:
     """One spelling per player: `search` is the search bot at its default level."""
     return f"search:{DEFAULT_LEVEL}" if name == "search" else name
+
+
+def check_policies(names: list[str]) -> None:
+    """Load every saved policy among `names` once (ArgumentTypeError for one that does not play).
+
+    Called after the options are read, so that `--trust-pickle` applies whatever its place.
+    """
+    for name in names:
+        if players.names_a_file(name):
+            load_policy(name, 0.0)
 
 
 def load_policy(path: str, magnitude: float) -> PolicyAgent:

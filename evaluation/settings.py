@@ -30,19 +30,11 @@ def parse_variants(text: str) -> list[int]:
 
 
 def parse_noise(text: str) -> list[float]:
-    """Noise levels, comma separated: names of `physics.noise.LEVELS` or magnitudes >= 0."""
-    out = []
-    for item in _items(text, "noise"):
-        level: str | float
-        try:
-            level = float(item)
-        except ValueError:
-            level = item
-        try:
-            out.append(noise.level(level))
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(str(error)) from error
-    return out
+    """Noise levels, comma separated, each read by `physics.noise.level` (a name or a magnitude)."""
+    try:
+        return [noise.level(item) for item in _items(text, "noise")]
+    except noise.NoiseError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
 
 
 def add_match_arguments(parser: argparse.ArgumentParser, noise: str) -> None:

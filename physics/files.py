@@ -16,10 +16,15 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
     """Write `data` to `path` through a synced temporary file in the same folder and `os.replace`.
 
     The folder is created if missing; the file gets the permissions `open` would give it.
+    An `OSError` (a full disk, a folder that cannot be written) names `path` whatever step
+    failed, so that every command's message says which file was not written.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(target)) from error
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data.encode() if isinstance(data, str) else data)
@@ -29,6 +34,8 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it owner-only
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as error:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise OSError(error.errno, error.strerror, str(target)) from error
         raise

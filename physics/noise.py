@@ -10,6 +10,8 @@ Pyramid pockets are barely wider than a ball, so the useful magnitudes are far b
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any
 
 import jax
@@ -32,17 +34,40 @@ SIGMA_TIP_M = 0.0005  # m, on each of the side and vertical offsets
 LEVELS: dict[str, float] = {"none": 0.0, "pro": 0.15, "amateur": 0.45}
 
 
-def level(name_or_magnitude: str | float) -> float:
-    """A magnitude from a level name (`LEVELS`) or a number >= 0; ValueError names the input."""
-    if isinstance(name_or_magnitude, str):
-        if name_or_magnitude not in LEVELS:
-            raise ValueError(
-                f"noise: unknown level {name_or_magnitude!r}; expected one of {sorted(LEVELS)} or a number"
-            )
-        return LEVELS[name_or_magnitude]
-    magnitude = float(name_or_magnitude)
-    if not magnitude >= 0.0:
-        raise ValueError(f"noise: magnitude must be a number >= 0, got {name_or_magnitude!r}")
+MAX_MAGNITUDE = 10.0  # aim sigma 1.25 degrees, speed 0.75 m/s: far past any player (pot rate ~0)
+
+
+class NoiseError(ValueError):
+    """A noise setting that is neither a level name nor a magnitude in range; the message names the field."""
+
+
+def level(value: Any, field: str = "noise") -> float:
+    """The magnitude of a noise setting: a `LEVELS` name, or a number (or its text) in [0, MAX_MAGNITUDE].
+
+    The one reader of noise settings (train, eval, play, the envs), so that `inf`, `nan`, a
+    negative number or a boolean is refused everywhere alike; NoiseError names `field`.
+    """
+    if isinstance(value, str):
+        if value.strip() in LEVELS:
+            return LEVELS[value.strip()]
+        try:
+            magnitude = float(value)
+        except ValueError:
+            raise NoiseError(
+                f"{field}: unknown level {value!r:.40}; expected one of {sorted(LEVELS)} "
+                f"or a magnitude 0..{MAX_MAGNITUDE:g}"
+            ) from None
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
+        try:
+            magnitude = float(value)
+        except OverflowError:  # an integer too large for a float
+            magnitude = math.inf
+    else:
+        raise NoiseError(f"{field}: expected a level name or a magnitude, got {type(value).__name__}")
+    if not 0.0 <= magnitude <= MAX_MAGNITUDE:  # NaN too
+        raise NoiseError(
+            f"{field}: magnitude must be a number >= 0 and <= {MAX_MAGNITUDE:g}, got {value!r:.40}"
+        )
     return magnitude
 
 

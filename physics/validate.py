@@ -18,6 +18,9 @@ OVERLAP_TOLERANCE = 1e-9
 # A centre may come this much closer than the contact distance to a cushion, jaw or
 # capture circle (m): rounding, so that a ball frozen to a cushion is valid.
 CUSHION_TOLERANCE = 1e-12
+# Cushion pieces and jaw faces shorter than this (m) come only from pocket figures that
+# contradict each other (a jaw face whose ends meet); the kernel divides by their length.
+MIN_PIECE = 1e-3
 
 
 class InputError(ValueError):
@@ -26,6 +29,34 @@ class InputError(ValueError):
 
 def _where(table_index: int, batch: bool) -> str:
     return f"table {table_index}: " if batch else ""
+
+
+def _fixed(value: float, digits: int) -> str:
+    """`value` with `digits` decimals, in exponent form from 1e6 on: a hostile value stays short."""
+    return f"{value:.{digits}f}" if abs(value) < 1e6 else f"{value:.{digits}e}"
+
+
+def _line_name(table: Table, line: int) -> str:
+    """The cushion piece or jaw face that is straight piece `line` of `table`."""
+    cushion, pocket = int(np.asarray(table.line_cushion)[line]), int(np.asarray(table.line_pocket)[line])
+    return (
+        f"the {CUSHION_NAMES[cushion]} cushion"
+        if cushion >= 0
+        else f"a jaw of the {POCKET_NAMES[pocket]} pocket"
+    )
+
+
+def check_table(table: Table) -> None:
+    """Raise `InputError` for a cushion piece or jaw face shorter than `MIN_PIECE`."""
+    a, b = np.asarray(table.line_a, np.float64), np.asarray(table.line_b, np.float64)
+    lengths = np.linalg.norm(b - a, axis=-1)
+    short = np.flatnonzero(~(lengths >= MIN_PIECE))  # NaN too
+    if short.size:
+        line = int(short[0])
+        raise InputError(
+            f"table: {_line_name(table, line)} is {lengths[line] * 1e3:.3f} mm long (at least "
+            f"{MIN_PIECE * 1e3:g} mm): the pocket figures contradict each other"
+        )
 
 
 def _pocket_mouths(table: Table, width: float, length: float) -> list[np.ndarray]:
@@ -105,7 +136,8 @@ def _check_cushions(table: Table, r: np.ndarray, on_table: np.ndarray, reach: fl
     if not off.any():
         return
     k, ball = np.argwhere(off)[0]
-    head = f"{_where(k, batch)}ball {ball}: centre ({x[k, ball]:.4f}, {y[k, ball]:.4f}) is off the cloth: "
+    centre = f"({_fixed(x[k, ball], 4)}, {_fixed(y[k, ball], 4)})"
+    head = f"{_where(k, batch)}ball {ball}: centre {centre} is off the cloth: "
     if dropped[k, ball]:
         hole = int(np.argmin(hole_gap[k, ball]))
         raise InputError(
@@ -120,15 +152,7 @@ def _check_cushions(table: Table, r: np.ndarray, on_table: np.ndarray, reach: fl
     line = int(np.argmin(line_gap[k, ball]))
     arc = int(np.argmin(arc_gap[k, ball]))
     if line_gap[k, ball, line] <= arc_gap[k, ball, arc]:
-        cushion, pocket = (
-            int(np.asarray(table.line_cushion)[line]),
-            int(np.asarray(table.line_pocket)[line]),
-        )
-        piece = (
-            f"the {CUSHION_NAMES[cushion]} cushion"
-            if cushion >= 0
-            else f"a jaw of the {POCKET_NAMES[pocket]} pocket"
-        )
+        piece = _line_name(table, line)
         depth, rule = -line_gap[k, ball, line], f"at least {reach:.5f} m from a cushion nose line"
     else:
         piece = f"a jaw nose of the {POCKET_NAMES[int(arc_pocket[arc])]} pocket"
@@ -138,6 +162,7 @@ def _check_cushions(table: Table, r: np.ndarray, on_table: np.ndarray, reach: fl
     raise InputError(head + f"it overlaps {piece} by {depth * 1e3:.3f} mm; a centre must be {rule}")
 
 
+@np.errstate(over="ignore")  # a centre near 1e300 m has an infinite distance to each piece: far, as it is
 def check_balls(table: Table, balls: BallState, R: float, reach: float | None = None) -> None:
     """Raise `InputError` for NaN, off-cloth or overlapping balls, and bad shapes.
 
@@ -216,5 +241,5 @@ def check_strikes(strikes: Strike, balls: BallState) -> None:
     f["offset"] = offset
     fail(
         offset > MAX_TIP_OFFSET,
-        f"strike.a/b: tip offset {{offset:.3f}} R is beyond {MAX_TIP_OFFSET} R (a miscue)",
+        f"strike.a/b: tip offset {{offset:.3g}} R is beyond {MAX_TIP_OFFSET} R (a miscue)",
     )

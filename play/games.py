@@ -36,7 +36,7 @@ from piramida.rules import codec, ids, match
 from piramida.rules import state as st
 from piramida.rules import verdict as vd
 from piramida.rules.decisions import Decision
-from piramida.rules.fields import FieldError, read_bool, read_int, read_number, read_object
+from piramida.rules.fields import FieldError, read_bool, read_int, read_number, read_object, shown
 from piramida.training.players import load_policy
 
 VERSION = 1
@@ -85,7 +85,7 @@ class Settings:
 
 def _choice(value: Any, path: str, names: tuple[str, ...]) -> str:
     if value not in names:
-        raise FieldError(f"{path}: expected one of {', '.join(names)}, got {value!r}")
+        raise FieldError(f"{path}: expected one of {', '.join(names)}, got {shown(value)}")
     return str(value)
 
 

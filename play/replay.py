@@ -30,13 +30,13 @@ def replay(text: str) -> dict[str, Any]:
         raise FieldError(f"record: table {record.dims} differs from the app's ({engine.DIMS})")
     try:
         report = match.replay(record)
-    except (match.RecordError, KeyError, TypeError) as err:
+    except (match.RecordError, LookupError, TypeError) as err:
         raise FieldError(f"record: {err}") from err
     steps = []
     for entry in record.entries:
         try:
             steps.append(_step(entry, record))
-        except (FieldError, KeyError, TypeError, ValueError) as err:
+        except (FieldError, LookupError, TypeError, ValueError) as err:
             raise FieldError(f"record: line {entry.get('_line')}: {err}") from err
     return {"variant": ids.VARIANT_NAMES[record.variant], "report": report, "steps": steps}
 

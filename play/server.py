@@ -14,14 +14,26 @@ Routes (JSON in and out unless said otherwise):
     GET  /api/games/{id}/record     the match record, JSON Lines (a download)
     POST /api/replay                a match record (JSON Lines body) for the page to replay
 
-Errors are `{"error": message}` with 400 (not JSON), 404 (no such game), 409 (out of
-turn, stale page, game over), 422 (a field, named), 503 (the bot failed; the game is kept).
+What is guaranteed, whatever a request holds: `piramida play` listens on 127.0.0.1
+(unless `--host` says otherwise), and the app serves only the Host names it was started
+for (`allowed_hosts`; 403 for any other, so a rebound DNS name gets nothing). A request
+that changes something (any method but GET and HEAD) is refused with 403 when it has an
+`Origin` that is not the server's own (`http://` and its Host), and with 415 when it
+carries a body, or names a type, that is not JSON: `application/json`, or for a match
+record `application/jsonl` or `application/x-ndjson` (every route takes the three). A
+page on another site can send none of these without a CORS preflight, which this server
+never answers, so no web page the player visits can drive it. Every body is decoded by
+`rules.jsontext` (a record's lines by `rules.match`), and every answer but a success is
+`{"error": message}`, the message cut to `MAX_ERROR` characters: 400 (not UTF-8, not
+JSON), 403 and 415 (above), 404 (no such game or route), 405, 409 (out of turn, stale
+page, game over), 422 (a field, named), 503 (the bot failed; the game is kept), and 500
+for a bug, logged with its traceback: never plain text, never a traceback in the answer.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable
+import logging
+from collections.abc import Awaitable, Callable, Collection
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -29,10 +41,14 @@ from typing import Any
 import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from piramida.physics import markings
 from piramida.physics.runtime import configure
@@ -40,10 +56,15 @@ from piramida.play import engine
 from piramida.play.games import Games, PlayError, Settings
 from piramida.play.replay import replay
 from piramida.play.store import Store
-from piramida.rules.fields import FieldError
+from piramida.rules import jsontext
+from piramida.rules.fields import FieldError, shown
 
 STATIC = Path(str(resources.files("piramida.play") / "static"))
 Handler = Callable[[Request], Awaitable[Response]]
+JSON_TYPES = ("application/json", "application/jsonl", "application/x-ndjson")
+SAFE_METHODS = ("GET", "HEAD")  # they change nothing, so any Origin may send them
+MAX_ERROR = 300  # characters of an error message: enough to name the field and the value cut short
+log = logging.getLogger(__name__)
 
 
 def table_json() -> dict[str, Any]:
@@ -80,33 +101,106 @@ def table_json() -> dict[str, Any]:
     }
 
 
-async def _body(request: Request) -> Any:
-    raw = await request.body()
+def local_hosts(host: str, port: int) -> list[str]:
+    """The Host headers a browser sends to a server bound to `host` at `port`, or at it by a loopback name."""
+    names = dict.fromkeys((f"[{host}]" if ":" in host else host, "localhost", "127.0.0.1", "[::1]"))
+    return [name if port == 80 else f"{name}:{port}" for name in names]  # port 80 goes unsaid
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    """`{"error": message}`, the message cut short and made UTF-8 (it may quote what a request sent)."""
+    if len(message) > MAX_ERROR:
+        message = f"{message[:MAX_ERROR]}... ({len(message)} characters)"
+    text = message.encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate, escaped
+    return JSONResponse({"error": text}, status_code=status)
+
+
+def _refusal(scope: Scope, allowed_hosts: frozenset[str]) -> Response | None:
+    """403 or 415 for a request another site could have made (the module docstring); None to serve it."""
+    headers = Headers(scope=scope)
+    host = headers.get("host", "").lower()
+    if host not in allowed_hosts:
+        return _error(403, f"Host {shown(host)}: not a name this server answers to")
+    if scope["method"] in SAFE_METHODS:
+        return None
+    origin = headers.get("origin")
+    if origin is not None and origin.lower() != f"{scope['scheme']}://{host}":
+        return _error(403, f"Origin {shown(origin)}: only this server's own page may change a game")
+    media = headers.get("content-type", "").split(";")[0].strip().lower()
+    has_body = headers.get("content-length", "0").strip() != "0" or "transfer-encoding" in headers
+    if (media or has_body) and media not in JSON_TYPES:
+        return _error(415, f"Content-Type {shown(media)}: expected {', '.join(JSON_TYPES)}")
+    return None
+
+
+class Guard:
+    """ASGI middleware that answers `_refusal` before any route (or its body) is read.
+
+    Not Starlette's `TrustedHostMiddleware`: that one answers in plain text and ignores the port.
+    """
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Collection[str]) -> None:
+        """Serve `app` to requests whose Host header is one of `allowed_hosts` (`local_hosts`)."""
+        self.app = app
+        self.allowed_hosts = frozenset(host.lower() for host in allowed_hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse or pass on one request (anything but HTTP, e.g. lifespan, passes)."""
+        refusal = _refusal(scope, self.allowed_hosts) if scope["type"] == "http" else None
+        await (refusal or self.app)(scope, receive, send)
+
+
+def _json(raw: bytes) -> Any:
+    """The body's JSON value, None for an empty body; 400 for anything `rules.jsontext` refuses."""
     if not raw.strip():
         return None
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as err:
-        raise PlayError(400, f"body: not valid JSON ({err.msg}, column {err.colno})") from err
+        return jsontext.loads(raw, "body")
+    except FieldError as err:
+        raise PlayError(400, str(err)) from err
 
 
-def _error(err: Exception) -> JSONResponse:
-    if isinstance(err, PlayError):
-        return JSONResponse({"error": err.message}, status_code=err.status)
-    return JSONResponse({"error": str(err)}, status_code=422)
+def _text(raw: bytes) -> str:
+    """The body as text (a match record: `rules.match` decodes each line); 400 if it is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise PlayError(400, f"body: not UTF-8 text (byte {err.start})") from err
 
 
-def endpoint(work: Callable[..., Any], game: bool = True, body: bool = False, status: int = 200) -> Handler:
-    """A JSON route over `work(game_id?, body?)`, run off the event loop, its errors mapped to statuses."""
+def _internal(request: Request, err: Exception) -> Response:
+    """A bug, not a bad request: logged with its traceback, answered as JSON 500."""
+    log.exception("internal error in %s %s", request.method, request.url.path, exc_info=err)
+    return _error(500, f"internal error: {type(err).__name__}: {err}")
+
+
+def _http_error(request: Request, err: Exception) -> Response:
+    """Starlette's own refusals (no such route, method not allowed) as JSON."""
+    assert isinstance(err, HTTPException)
+    return _error(err.status_code, err.detail)
+
+
+def endpoint(
+    work: Callable[..., Any], game: bool = True, read: Callable[[bytes], Any] | None = None, status: int = 200
+) -> Handler:
+    """A route over `work(game_id?, read(body)?)`, run off the event loop, every error a JSON answer.
+
+    `work` answers a JSON-ready value (sent with `status`) or a whole `Response`.
+    """
 
     async def handler(request: Request) -> Response:
         try:
             args = [request.path_params["game_id"]] if game else []
-            if body:
-                args.append(await _body(request))
-            return JSONResponse(await run_in_threadpool(work, *args), status_code=status)
-        except (PlayError, FieldError) as err:
-            return _error(err)
+            if read is not None:
+                args.append(read(await request.body()))
+            result = await run_in_threadpool(work, *args)
+            return result if isinstance(result, Response) else JSONResponse(result, status_code=status)
+        except PlayError as err:
+            return _error(err.status, err.message)
+        except FieldError as err:
+            return _error(422, str(err))
+        except Exception as err:  # a bug: answered and logged
+            return _internal(request, err)
 
     return handler
 
@@ -115,8 +209,13 @@ def create_app(
     state_dir: str | Path | None = None,
     defaults: Settings = Settings(),  # noqa: B008 (frozen)
     games: Games | None = None,
+    *,
+    allowed_hosts: Collection[str],
 ) -> Starlette:
-    """The app: games stored under `state_dir` (default `store.DEFAULT_DIR`), new ones with `defaults`."""
+    """The app: games stored under `state_dir` (default `store.DEFAULT_DIR`), new ones with `defaults`.
+
+    Only requests whose Host header is in `allowed_hosts` are served (`local_hosts`).
+    """
     configure()
     if games is None:
         games = Games(Store(state_dir) if state_dir is not None else Store(), defaults)
@@ -128,37 +227,29 @@ def create_app(
     async def get_table(request: Request) -> Response:
         return JSONResponse(table)
 
-    async def record(request: Request) -> Response:
-        game_id = request.path_params["game_id"]
-        try:
-            text = await run_in_threadpool(games.record, game_id)
-        except PlayError as err:
-            return _error(err)
+    def download(game_id: str) -> Response:
         headers = {"Content-Disposition": f'attachment; filename="piramida-{game_id}.jsonl"'}
-        return Response(text, media_type="application/jsonl", headers=headers)
-
-    async def load_record(request: Request) -> Response:
-        text = (await request.body()).decode("utf-8", errors="replace")
-        try:
-            return JSONResponse(await run_in_threadpool(replay, text))
-        except FieldError as err:
-            return _error(err)
+        return Response(games.record(game_id), media_type="application/jsonl", headers=headers)
 
     routes = [
         Route("/", page),
         Route("/api/table", get_table),
-        Route("/api/games", endpoint(games.create, game=False, body=True, status=201), methods=["POST"]),
+        Route("/api/games", endpoint(games.create, game=False, read=_json, status=201), methods=["POST"]),
         Route("/api/games/{game_id}", endpoint(games.get)),
-        Route("/api/games/{game_id}/shot", endpoint(games.shoot, body=True), methods=["POST"]),
-        Route("/api/games/{game_id}/decision", endpoint(games.decide, body=True), methods=["POST"]),
-        Route("/api/games/{game_id}/bot", endpoint(games.bot_move, body=True), methods=["POST"]),
+        Route("/api/games/{game_id}/shot", endpoint(games.shoot, read=_json), methods=["POST"]),
+        Route("/api/games/{game_id}/decision", endpoint(games.decide, read=_json), methods=["POST"]),
+        Route("/api/games/{game_id}/bot", endpoint(games.bot_move, read=_json), methods=["POST"]),
         Route("/api/games/{game_id}/extension", endpoint(games.extension), methods=["POST"]),
         Route("/api/games/{game_id}/rematch", endpoint(games.rematch, status=201), methods=["POST"]),
-        Route("/api/games/{game_id}/record", record),
-        Route("/api/replay", load_record, methods=["POST"]),
+        Route("/api/games/{game_id}/record", endpoint(download)),
+        Route("/api/replay", endpoint(replay, game=False, read=_text), methods=["POST"]),
         # An editable install links the files (`editable_mode=strict`): follow the links.
         Mount("/static", StaticFiles(directory=STATIC, follow_symlink=True), name="static"),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(Guard, allowed_hosts=allowed_hosts)],
+        exception_handlers={HTTPException: _http_error, Exception: _internal},
+    )
     app.state.games = games
     return app

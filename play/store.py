@@ -8,7 +8,6 @@ random hex, checked before they touch the file system.
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import threading
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from piramida.physics.files import write_atomic
+from piramida.rules import jsontext
 
 DEFAULT_DIR = Path.home() / ".cache" / "piramida" / "games"
 GAME_ID = re.compile(r"[0-9a-f]{16}")
@@ -48,17 +48,17 @@ class Store:
         return self.directory / f"{game_id}.json"
 
     def load(self, game_id: str) -> dict[str, Any]:
-        """A game as saved last; `UnknownGameError` if there is none."""
+        """A game as saved last; `UnknownGameError` if there is none, `FieldError` if its file is not JSON."""
         try:
-            text = self.path(game_id).read_text()
+            raw = self.path(game_id).read_bytes()
         except FileNotFoundError:
             raise UnknownGameError(game_id) from None
-        game: dict[str, Any] = json.loads(text)
+        game: dict[str, Any] = jsontext.loads(raw, f"game {game_id}")
         return game
 
     def save(self, game: dict[str, Any]) -> None:
-        """Write a game atomically (temporary file, then `os.replace`)."""
-        write_atomic(self.path(game["id"]), json.dumps(game))
+        """Write a game atomically (temporary file, then `os.replace`); never NaN or an infinity."""
+        write_atomic(self.path(game["id"]), jsontext.dumps(game))
 
     @contextmanager
     def lock(self, game_id: str) -> Iterator[None]:

@@ -21,7 +21,16 @@ from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules import verdict as vd
 from piramida.rules.decisions import Decision, default_decision, eligible_balls
-from piramida.rules.fields import FieldError, read_bool, read_int, read_number, read_object
+from piramida.rules.fields import (
+    FieldError,
+    member,
+    read_bool,
+    read_int,
+    read_name,
+    read_number,
+    read_object,
+    shown,
+)
 from piramida.rules.referee import ShotRecord
 from piramida.rules.variants import CLASSIC_LAST_BALL_BONUS
 
@@ -40,12 +49,6 @@ MIN_CAPACITY = 64  # event logs read from JSON are padded to a power of two at l
 
 def _ball(value: Any, path: str) -> int:
     return read_int(value, path, 0, ids.N_BALLS - 1)
-
-
-def _name(value: Any, path: str, names: tuple[str, ...]) -> int:
-    if not isinstance(value, str) or value not in names:
-        raise FieldError(f"{path}: expected one of {', '.join(n for n in names if n)}, got {value!r}")
-    return names.index(value)
 
 
 def _ball_list(value: Any, path: str) -> list[int]:
@@ -69,12 +72,12 @@ def _xy(value: Any, path: str) -> tuple[float, float]:
 
 def variant_of(value: Any, path: str = "variant") -> int:
     """A variant by name (`ids.VARIANT_NAMES`)."""
-    return _name(value, path, ids.VARIANT_NAMES)
+    return read_name(value, path, ids.VARIANT_NAMES)
 
 
 def pocket_of(value: Any, path: str) -> int:
     """A pocket by name (`physics.POCKET_NAMES`)."""
-    return _name(value, path, POCKET_NAMES)
+    return read_name(value, path, POCKET_NAMES)
 
 
 # --- game state -----------------------------------------------------------------------
@@ -118,7 +121,7 @@ def state_from_json(
     if "variant" in fields:
         own_variant = variant_of(fields["variant"], f"{path}.variant")
         if variant is not None and own_variant != variant:
-            raise FieldError(f"{path}.variant: {fields['variant']!r} differs from the request's variant")
+            raise FieldError(f"{path}.variant: {shown(fields['variant'])} differs from the request's variant")
         variant = own_variant
     if variant is None:
         raise FieldError(f"{path}.variant: missing")
@@ -161,7 +164,7 @@ def state_from_json(
     if [b for b in hand if b != ids.COLOURED]:
         missing = [b for b in hand if b != ids.COLOURED]
         raise FieldError(f"{path}.balls: ball {missing[0]} is neither on the table nor on a shelf")
-    phase = _name(fields.get("phase", "normal"), f"{path}.phase", st.PHASE_NAMES)
+    phase = read_name(fields.get("phase", "normal"), f"{path}.phase", st.PHASE_NAMES)
     coloured_in_hand = ids.COLOURED in hand
     if phase in (st.BREAK, st.IN_HAND) and not coloured_in_hand:
         raise FieldError(
@@ -197,17 +200,17 @@ def state_from_json(
         )
     turn = read_int(fields.get("turn", 0), f"{path}.turn", 0, 1)
     breaker = read_int(fields.get("breaker", 0), f"{path}.breaker", 0, 1)
-    region = _name(fields.get("region", "house"), f"{path}.region", ids.REGION_NAMES)
+    region = read_name(fields.get("region", "house"), f"{path}.region", ids.REGION_NAMES)
     decision, options = st.NO_DECISION, 0
     if phase == st.DECISION:
         d = read_object(fields.get("decision"), f"{path}.decision", ("kind", "options", "by", "takes_ball"))
-        decision = _name(d.get("kind"), f"{path}.decision.kind", st.DECISION_NAMES)
+        decision = read_name(d.get("kind"), f"{path}.decision.kind", st.DECISION_NAMES)
         names = st.OPTION_NAMES[decision]
         given = d.get("options", list(names))
         if not isinstance(given, list):
             raise FieldError(f"{path}.decision.options: expected a list of option names")
         for k, option in enumerate(given):
-            options |= 1 << _name(option, f"{path}.decision.options[{k}]", names)
+            options |= 1 << read_name(option, f"{path}.decision.options[{k}]", names)
     elif fields.get("decision") is not None:
         raise FieldError(f"{path}.decision: only in the decision phase")
     call_ball, call_pocket = ids.NO_BALL, -1
@@ -325,7 +328,9 @@ def declared_from_json(value: Any, path: str) -> int:
             mask |= 1 << (vd.DECLARED_FIRST + names.index(item))
         else:
             rules = ", ".join(sorted(vd.DECLARED_BY_RULE))
-            raise FieldError(f"{path}[{k}]: expected one of {', '.join(names)} (or {rules}), got {item!r}")
+            raise FieldError(
+                f"{path}[{k}]: expected one of {', '.join(names)} (or {rules}), got {shown(item)}"
+            )
     return mask
 
 
@@ -352,7 +357,7 @@ def shot_from_json(request: dict[str, Any], state: st.GameState) -> st.Shot:
     place = _xy(request["place"], "place") if placing else ids.OFF_TABLE_XY
     warned = request.get("placement_warned", False)
     if not isinstance(warned, bool):
-        raise FieldError(f"placement_warned: expected true or false (G11.3), got {warned!r}")
+        raise FieldError(f"placement_warned: expected true or false (G11.3), got {shown(warned)}")
     declared = declared_from_json(request.get("declared", []), "declared")
     late = declared_from_json(request.get("declared_after_end", []), "declared_after_end")
     return st.shot(ball, place, declared, late, warned)
@@ -379,7 +384,7 @@ def declared_frozen_from_json(value: Any, path: str = "declared_frozen") -> Any:
         raise FieldError(f"{path}: expected an object of ball id -> cushion name")
     out = np.full(ids.N_BALLS, -1, np.int32)
     for key, name in value.items():
-        where = f"{path}.{key}"
+        where = member(path, key)
         out[_ball_key(key, where)] = _piece(name, where)
     return jnp.asarray(out)
 
@@ -394,7 +399,7 @@ def _ball_key(key: str, path: str) -> int:
 def _piece(name: Any, path: str) -> int:
     if isinstance(name, str) and name.startswith("jaw:"):
         return ev.JAW_TOUCH_OFFSET + pocket_of(name[4:], path)
-    return _name(name, path, CUSHION_NAMES)
+    return read_name(name, path, CUSHION_NAMES)
 
 
 # --- shot results (the `piramida simulate` output) ------------------------------------
@@ -406,7 +411,7 @@ EVENT_FIELDS = ("t", "kind", "balls", "cushion", "pocket", "direction", "touchin
 def _event(value: Any, path: str) -> tuple[float, int, int, int, int, int]:
     e = read_object(value, path, EVENT_FIELDS)
     t = read_number(e.get("t"), f"{path}.t")
-    kind = _name(e.get("kind"), f"{path}.kind", ev.KIND_NAMES[1:]) + 1
+    kind = read_name(e.get("kind"), f"{path}.kind", ev.KIND_NAMES[1:]) + 1
     balls = e.get("balls")
     wanted = 2 if kind == ev.BALL_BALL else 1
     if not isinstance(balls, list) or len(balls) != wanted:
@@ -420,20 +425,24 @@ def _event(value: Any, path: str) -> tuple[float, int, int, int, int, int]:
         if not isinstance(touching, dict):
             raise FieldError(f"{path}.touching_cushion: expected an object of ball id -> cushion piece")
         for key, name in touching.items():
-            where = f"{path}.touching_cushion.{key}"
+            where = member(f"{path}.touching_cushion", key)
             if key not in (str(a), str(b)):
-                raise FieldError(f"{where}: ball {key} is not in this contact")
+                raise FieldError(f"{where}: not a ball of this contact ({a} and {b})")
             if key == str(a):
                 touch_a = _piece(name, where)
             else:
                 touch_b = _piece(name, where)
     elif kind == ev.CUSHION:
-        b = _name(e.get("cushion"), f"{path}.cushion", CUSHION_NAMES)
+        b = read_name(e.get("cushion"), f"{path}.cushion", CUSHION_NAMES)
     elif kind in (ev.JAW, ev.POCKET):
         b = pocket_of(e.get("pocket"), f"{path}.pocket")
     elif kind == ev.CENTRE_LINE and e.get("direction") is not None:
         # Optional: the referee counts crossings, not their direction (G20(2.2)).
-        b = 1 if _name(e.get("direction"), f"{path}.direction", ("back-to-front", "front-to-back")) else -1
+        b = (
+            1
+            if read_name(e.get("direction"), f"{path}.direction", ("back-to-front", "front-to-back"))
+            else -1
+        )
     return t, kind, a, b, touch_a, touch_b
 
 
@@ -488,7 +497,7 @@ def _start_from_json(value: Any, path: str) -> Snapshot:
     if not isinstance(touching_cushion, dict):
         raise FieldError(f"{path}.touching_cushion: expected an object of ball id -> cushion piece")
     for key, name in touching_cushion.items():
-        where = f"{path}.touching_cushion.{key}"
+        where = member(f"{path}.touching_cushion", key)
         cushion[_ball_key(key, where)] = _piece(name, where)
     pairs = np.zeros((ids.N_BALLS, ids.N_BALLS), bool)
     touching = fields.get("touching", [])
@@ -629,10 +638,12 @@ def decision_from_json(value: Any, state: st.GameState, path: str = "decision") 
             raise FieldError(
                 f"{path}.option: missing; one of {', '.join(_options_json(kind, int(state.options)))}"
             )
-        option = _name(fields["option"], f"{path}.option", names)
+        option = read_name(fields["option"], f"{path}.option", names)
         if not int(state.options) >> option & 1:
             allowed = ", ".join(_options_json(kind, int(state.options)))
-            raise FieldError(f"{path}.option: {fields['option']!r} is not allowed here; allowed: {allowed}")
+            raise FieldError(
+                f"{path}.option: {shown(fields['option'])} is not allowed here; allowed: {allowed}"
+            )
     ball = -1
     eligible = np.asarray(_eligible(state))
     if eligible.any():

@@ -26,9 +26,10 @@ import numpy as np
 
 from piramida.physics.files import write_atomic
 from piramida.physics.motion import STATIONARY
-from piramida.rules import codec, ids
+from piramida.rules import codec, ids, jsontext
 from piramida.rules import state as st
 from piramida.rules.decisions import Decision, decide_one
+from piramida.rules.fields import FieldError, read_number, read_object, shown
 from piramida.rules.referee import ShotRecord, adjudicate_one
 from piramida.rules.verdict import Ruling
 
@@ -153,26 +154,27 @@ class MatchRecord:
 
 
 def loads(text: str) -> MatchRecord:
-    """A record from JSON Lines (`MatchRecord.dumps`)."""
+    """A record from JSON Lines (`MatchRecord.dumps`); `RecordError` naming the line for anything else."""
     lines = [(k, line) for k, line in enumerate(text.splitlines(), start=1) if line.strip()]
     if not lines:
         raise RecordError("line 1: empty; expected a piramida-match header")
     parsed = []
     for number, line in lines:
         try:
-            parsed.append((number, json.loads(line)))
-        except json.JSONDecodeError as err:
-            raise RecordError(f"line {number}: not valid JSON ({err.msg}, column {err.colno})") from err
+            parsed.append((number, jsontext.loads(line, "")))
+        except FieldError as err:
+            raise RecordError(f"line {number}: {err}") from err
     number, head = parsed[0]
     if not isinstance(head, dict) or head.get("format") != FORMAT:
         raise RecordError(f"line {number}.format: expected {FORMAT!r}")
     if head.get("version") != VERSION:
-        raise RecordError(f"line {number}.version: expected {VERSION}, got {head.get('version')!r}")
+        raise RecordError(f"line {number}.version: expected {VERSION}, got {shown(head.get('version'))}")
     try:
         variant = codec.variant_of(head.get("variant"), "variant")
-        table = head.get("table", {})
-        dims = st.Dims(float(table["width"]), float(table["length"]), float(table["R"]))
-    except (codec.FieldError, KeyError, TypeError, ValueError) as err:
+        names = ("width", "length", "R")
+        table = read_object(head.get("table"), "table", names)
+        dims = st.Dims(*(read_number(table.get(k), f"table.{k}", positive=True) for k in names))
+    except FieldError as err:
         raise RecordError(f"line {number}: {err}") from err
     record = MatchRecord(variant, dims)
     for number, entry in parsed[1:]:

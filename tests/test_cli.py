@@ -76,14 +76,48 @@ def test_simulate_json_lines_keeps_order_and_mixes_tables(
         ({"balls": [{"id": 16, "x": 0.5, "y": 1.0}]}, "balls[0].id: expected a ball id 0..15"),
         ({"balls": [{"id": 0, "x": "a", "y": 1.0}]}, "balls[0].x: expected a finite number"),
         ({"strike": {"ball": 5, "speed": 2.0, "phi": 0.0}}, "strike.ball: ball 5 is not on the table"),
-        ({"strike": {"ball": 0, "speed": 40.0, "phi": 0.0}}, "strike.speed: 40.0 m/s is outside"),
-        ({"strike": {"ball": 0, "speed": 2.0, "phi": 0.0, "a": 0.7}}, "strike.a/b: tip offset 0.700 R"),
+        (
+            {"strike": {"ball": 0, "speed": 40.0, "phi": 0.0}},
+            "strike.speed: expected a number in (0, 12] m/s",
+        ),
+        (
+            {"strike": {"ball": 0, "speed": 2.0, "phi": 0.0, "a": 0.7}},
+            "strike.a: expected a number in [-0.6, 0.6] R",
+        ),
+        (
+            {"strike": {"ball": 0, "speed": 2.0, "phi": 0.0, "a": 0.5, "b": 0.5}},
+            "strike.a/b: tip offset 0.707 R",
+        ),
         ({"strike": {"ball": 0, "speed": 2.0}}, "strike.phi: missing"),
         ({"params": {"mu": 0.2}}, "params.mu: unknown field"),
-        ({"models": {"cushion": "magic"}}, "models.cushion: unknown model 'magic'"),
+        (
+            {"models": {"cushion": "magic"}},
+            "models.cushion: expected one of han_2005, stronge_compliant, got 'magic'",
+        ),
         ({"table": "snooker"}, "table: unknown preset 'snooker'"),
-        ({"table": {"kind": "rectangle", "width": -1, "length": 2}}, "table.width: must be positive"),
+        (
+            {"table": {"kind": "rectangle", "width": -1, "length": 2}},
+            "table.width: expected a number in [0.5, 2.5] m, got -1",
+        ),
         ({"capacity": 1}, "capacity: expected an integer 2..100000"),
+        # Physical ranges (`cli.spec.RANGES`), and the nose height, which depends on R.
+        ({"params": {"g": 0}}, "params.g: expected a number in [1, 100] m/s^2, got 0"),
+        ({"strike": {"ball": 0, "speed": 2.0, "phi": 1e300}}, "strike.phi: expected a number in [-360, 360]"),
+        (
+            {"params": {"R": 0.05}},
+            "table.cushion_height: a nose 0.04352 m high is 0.87 R for params.R = 0.05 m",
+        ),
+        (
+            {
+                "table": {
+                    "kind": "pockets",
+                    "side_pocket_angle": 0,
+                    "cushion_width": 0.03,
+                    "side_jaw_radius": 0.03,
+                }
+            },
+            "table: a jaw of the middle-left pocket is 0.000 mm long",
+        ),
     ],
 )
 def test_simulate_names_the_bad_field_and_exits_2(

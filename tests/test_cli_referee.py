@@ -345,6 +345,12 @@ BAD_REQUESTS = [
     # Hostile values: a seed past 32 bits, ball ids in non-ASCII digits.
     ("state.key", lambda r: r["state"].update(key=2**70)),
     ("declared_frozen.٣", lambda r: r.update(declared_frozen={"٣": "back"})),
+    # The table and constants are read as `piramida simulate` reads them, ranges included.
+    ("params.g", lambda r: r.update(params={"g": 1e-300})),
+    ("table.cushion_height", lambda r: r.update(params={"R": 0.02})),
+    # A long or line-breaking key is quoted cut short.
+    ("declared_frozen['7\\n']", lambda r: r.update(declared_frozen={"7\n": "back"})),
+    ("result['xxxx", lambda r: r["result"].update({"x" * 10_000: 1})),
 ]
 
 

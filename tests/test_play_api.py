@@ -18,12 +18,14 @@ from piramida.play.games import Games, Settings
 from piramida.play.server import create_app
 from piramida.play.store import Store
 from piramida.rules import match
+from piramida.training import checkpoint
 
 GREEDY = Settings(bot="greedy", noise="none")
+JSON = {"Content-Type": "application/json"}  # what the page sends with every body (server.py's checks)
 
 
-def make_client(directory: Path, games: Games | None = None) -> TestClient:
-    return TestClient(create_app(directory, GREEDY, games))
+def make_client(directory: Path, games: Games | None = None, defaults: Settings = GREEDY) -> TestClient:
+    return TestClient(create_app(directory, defaults, games, allowed_hosts=["testserver"]))
 
 
 @pytest.fixture
@@ -66,7 +68,7 @@ def test_break_then_the_bot_replies_and_the_record_replays(client: TestClient) -
     assert record.status_code == 200 and "attachment" in record.headers["content-disposition"]
     loaded = match.loads(record.text)
     assert len(loaded.entries) == view["seq"] and match.replay(loaded)["reproduced"]
-    replayed = client.post("/api/replay", content=record.text)
+    replayed = client.post("/api/replay", content=record.text, headers=JSON)
     assert replayed.status_code == 200, replayed.text
     body = replayed.json()
     assert body["report"]["reproduced"] and len(body["steps"]) == view["seq"]
@@ -106,7 +108,11 @@ def test_bad_requests_are_4xx_and_change_nothing(
     game = new_game(client)
     before = snapshot(client, game["id"])
     url = f"/api/games/{game['id']}/{route}"
-    response = client.post(url, content=body) if isinstance(body, bytes) else client.post(url, json=body)
+    response = (
+        client.post(url, content=body, headers=JSON)
+        if isinstance(body, bytes)
+        else client.post(url, json=body)
+    )
     assert response.status_code == status, response.text
     assert message in response.json()["error"]
     assert snapshot(client, game["id"]) == before
@@ -122,7 +128,7 @@ def test_unknown_games_and_bad_settings(client: TestClient) -> None:
     assert response.status_code == 422 and response.json()["error"].startswith("state.balls")
     classic = new_game(client, state=NEAR_END | {"variant": "classic"})
     assert classic["settings"]["variant"] == "classic"  # the position's own variant
-    response = client.post("/api/replay", content="not a record")
+    response = client.post("/api/replay", content="not a record", headers=JSON)
     assert response.status_code == 422 and response.json()["error"].startswith("record: line 1")
 
 
@@ -212,14 +218,22 @@ def test_cli_refuses_a_file_that_is_not_a_policy(tmp_path: Path, capsys: pytest.
     assert f"--bot '{checkpoint}': cannot load it as a policy" in capsys.readouterr().err
 
 
-def test_a_saved_policy_is_the_bot_and_a_page_cannot_name_another_file(tmp_path: Path) -> None:
+def test_a_saved_policy_is_the_bot_and_a_page_cannot_name_another_file(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     from stable_baselines3 import PPO
 
     from piramida.envs.sb3 import SB3VecEnv
 
     path = str(tmp_path / "policy.zip")
     PPO("MlpPolicy", SB3VecEnv(2, shot_limit=4), n_steps=8, batch_size=8, device="cpu", seed=0).save(path)
-    client = TestClient(create_app(tmp_path / "games", Settings(bot=path, noise="none")))
+    untrusted = make_client(tmp_path / "untrusted", defaults=Settings(bot=path, noise="none"))
+    game = new_game(untrusted, state=NEAR_END | {"turn": 1})
+    response = untrusted.post(f"/api/games/{game['id']}/bot", json={})  # a foreign SB3 zip unpickles
+    assert response.status_code == 503 and "zip without piramida metadata" in response.json()["error"]
+    checkpoint.set_pickle_trusted(True)  # as `piramida play --trust-pickle` does
+    request.addfinalizer(lambda: checkpoint.set_pickle_trusted(False))
+    client = make_client(tmp_path / "games", defaults=Settings(bot=path, noise="none"))
     game = new_game(client, state=NEAR_END | {"turn": 1})
     response = client.post(f"/api/games/{game['id']}/bot", json={})
     assert response.status_code == 200, response.text

@@ -9,7 +9,6 @@ Chromium must be installed (`apt-get install chromium`): without it these tests 
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import threading
@@ -24,7 +23,7 @@ from play_layouts import HUMAN_DECIDES
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from piramida.play.games import Settings
-from piramida.play.server import create_app
+from piramida.play.server import create_app, local_hosts
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -40,10 +39,11 @@ new MutationObserver(() => window.busyLog.push(document.body.dataset.busy))
 
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    app = create_app(tmp_path_factory.mktemp("games"), Settings(bot="greedy", noise="amateur"))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    settings = Settings(bot="greedy", noise="amateur")
+    app = create_app(tmp_path_factory.mktemp("games"), settings, allowed_hosts=local_hosts("127.0.0.1", port))
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -118,7 +118,7 @@ def wait_idle_for_human(page: Page) -> None:
 
 
 def test_aim_break_watch_the_balls_and_the_bot_reply(page: Page, base_url: str) -> None:
-    created = page.request.post(f"{base_url}/api/games", data=json.dumps({"seed": 1}))
+    created = page.request.post(f"{base_url}/api/games", data={"seed": 1})
     page.goto(f"{base_url}/?game={created.json()['id']}")
     page.wait_for_selector("body[data-busy=idle]", state="attached")
     assert game(page)["state"]["phase"] == "break"
@@ -166,7 +166,7 @@ def test_aim_break_watch_the_balls_and_the_bot_reply(page: Page, base_url: str) 
 
 
 def test_foul_decision_then_finish_the_frame_and_replay_it(page: Page, base_url: str) -> None:
-    created = page.request.post(f"{base_url}/api/games", data=json.dumps({"state": HUMAN_DECIDES}))
+    created = page.request.post(f"{base_url}/api/games", data={"state": HUMAN_DECIDES})
     assert created.status == 201, created.text()
     game_id = created.json()["id"]
     page.goto(f"{base_url}/?game={game_id}")

@@ -6,12 +6,18 @@ Tiny runs (8 tables, PPO rollouts of 8 moves per table = 64 learner moves, frame
 
 from __future__ import annotations
 
+import base64
 import io
+import json
+import pickle
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hst
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from piramida.cli.main import main
@@ -86,12 +92,14 @@ def whole(config: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return three_rounds(config, tmp_path_factory, ROUND)
 
 
-def weights(path: Path) -> dict[str, torch.Tensor]:
-    """Every tensor of a checkpoint's torch files (networks and optimizers), by a path of keys."""
-    out: dict[str, torch.Tensor] = {}
+def weights(path: Path) -> dict[str, np.ndarray]:
+    """Every array of a checkpoint's state (networks, optimizers, games), by a path of keys."""
+    out: dict[str, np.ndarray] = {}
 
     def collect(prefix: str, value: object) -> None:
         if isinstance(value, torch.Tensor):
+            out[prefix] = value.numpy()
+        elif isinstance(value, np.ndarray):
             out[prefix] = value
         elif isinstance(value, dict):
             for key, item in value.items():
@@ -100,16 +108,14 @@ def weights(path: Path) -> dict[str, torch.Tensor]:
             for key, item in enumerate(value):
                 collect(f"{prefix}.{key}", item)
 
-    with zipfile.ZipFile(path) as archive:
-        for name in archive.namelist():
-            if name.endswith(".pth"):
-                collect(name, torch.load(io.BytesIO(archive.read(name)), weights_only=False))
+    state = checkpoint.read(path).state
+    collect("model", state.get("model", {}).get("parameters", state.get("runner")))
     return out
 
 
 def same_weights(a: Path, b: Path) -> bool:
     wa, wb = weights(a), weights(b)
-    return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+    return wa.keys() == wb.keys() and all(np.array_equal(wa[k], wb[k]) for k in wa)
 
 
 def test_a_run_writes_tensorboard_figures_and_checkpoints_with_metadata(whole: Path) -> None:
@@ -191,10 +197,9 @@ def test_foreign_and_corrupt_checkpoints_are_named_and_refused(
     good = (whole / "final.zip").read_bytes()
     truncated = tmp_path / "truncated.zip"
     truncated.write_bytes(good[: len(good) // 2])
-    # (What is left may even parse as a zip: torch's own zip of the weights lies inside.)
     assert f"{truncated}: not a piramida checkpoint (" in resume_error(config, tmp_path, truncated, capsys)
     with zipfile.ZipFile(whole / "final.zip") as archive:
-        info = archive.getinfo("policy.pth")
+        info = archive.getinfo(checkpoint.ARRAYS)
     damaged = tmp_path / "damaged.zip"
     middle = info.header_offset + 100 + info.compress_size // 2
     damaged.write_bytes(good[:middle] + bytes([good[middle] ^ 0xFF]) + good[middle + 1 :])
@@ -210,15 +215,15 @@ def test_foreign_and_corrupt_checkpoints_are_named_and_refused(
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--tables", "0"], "--tables: expected an integer >= 1, got 0"),
+        (["--tables", "0"], "--tables: expected an integer 1..2147483647, got 0"),
         (["--algo", "a2c"], "--algo: expected one of ppo, sac, maskable-ppo, jax-ppo, got 'a2c'"),
         (["--algo", "sac", "--action-mode", "assisted"], "--algo: sac needs continuous actions"),
         (["--variant", "snooker"], "--variant: expected one of free, combined, dynamic, classic"),
-        (["--noise", "loud"], "--noise: noise: unknown level 'loud'"),
+        (["--noise", "loud"], "--noise: unknown level 'loud'"),
         (["--opponent", "nobody"], "--opponent: 'nobody' is neither a bot"),
         (["--league", "random,search:hard"], "--league: 'search:hard': search levels are easy, medium"),
         (["--device", "tpu"], "--device: expected one of cpu, cuda, auto"),
-        (["--assisted-prior", "1"], "--assisted-prior: expected a probability in [0, 1), got 1.0"),
+        (["--assisted-prior", "1"], "--assisted-prior: expected a number in [0, 1), got 1.0"),
         (["--resume"], "--resume: no checkpoint in"),
     ],
 )
@@ -255,3 +260,111 @@ def test_help_explains_every_flag(capsys: pytest.CaptureFixture[str]) -> None:
         assert flag in text
     for flag in ("--shot-limit", "--assisted-prior", "--league-every", "--no-progress"):
         assert flag in text
+
+
+def hostile_copies(good: Path, folder: Path, marker: Path) -> list[Path]:
+    """Copies of `good` with each member that could hold a pickle holding one that creates `marker`."""
+    from test_datatree import Creates
+
+    payload = pickle.dumps(Creates(marker))
+    objects = io.BytesIO()
+    np.savez(objects, a0=np.array([Creates(marker)], dtype=object))
+    out = []
+    with zipfile.ZipFile(good) as source:
+        for name in source.namelist():
+            for k, body in enumerate((payload, objects.getvalue())):
+                path = folder / f"{name.replace('/', '-')}-{k}.zip"
+                with zipfile.ZipFile(path, "w") as target:
+                    for item in source.namelist():
+                        target.writestr(item, body if item == name else source.read(item))
+                out.append(path)
+    # A stable-baselines3 zip from elsewhere: pickles in its data and its torch files.
+    from stable_baselines3 import PPO
+
+    foreign = folder / "foreign.zip"
+    PPO("MlpPolicy", "CartPole-v1", n_steps=8, batch_size=8).save(foreign)
+    with zipfile.ZipFile(foreign) as source:
+        members = {name: source.read(name) for name in source.namelist()}
+    data = json.loads(members["data"])
+    data["policy_class"][":serialized:"] = base64.b64encode(payload).decode()
+    members["data"] = json.dumps(data).encode()
+    hostile_torch = io.BytesIO()
+    torch.save(Creates(marker), hostile_torch)
+    members["policy.pth"] = hostile_torch.getvalue()
+    with zipfile.ZipFile(foreign, "w") as target:
+        for name, body in members.items():
+            target.writestr(name, body)
+    return [*out, foreign]
+
+
+def test_a_checkpoint_holding_pickles_is_refused_by_every_command_and_never_run(
+    config: Path, whole: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    marker = tmp_path / "created-by-a-pickle"
+    for path in hostile_copies(whole / "final.zip", tmp_path, marker):
+        commands = [
+            ["train", "--config", str(config), "--out", str(tmp_path / "run"), "--resume", str(path)],
+            ["eval", "--agents", f"{path},random", "--out", str(tmp_path / "eval")],
+            ["play", "--bot", str(path), "--port", "0"],
+            ["train", "--config", str(config), "--out", str(tmp_path / "run"), "--opponent", str(path)],
+        ]
+        for command in commands:
+            status = main([*command, "--no-progress"] if command[0] == "train" else command)
+            err = capsys.readouterr().err
+            assert status == 2 and "Traceback" not in err, (path.name, command[0], err)
+            assert str(path) in err
+        if path.name == "foreign.zip":
+            assert "--trust-pickle" in err
+    assert not marker.exists()
+    assert not (tmp_path / "run").exists() and not (tmp_path / "eval").exists()
+
+
+JSON_VALUES = hst.recursive(
+    hst.none()
+    | hst.booleans()
+    | hst.integers(-(2**70), 2**70)
+    | hst.floats(allow_nan=False)
+    | hst.text(max_size=6),
+    lambda inner: hst.lists(inner, max_size=3) | hst.dictionaries(hst.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def mutated(document: object, data: hst.DataObject) -> object:
+    """`document` with one value somewhere inside replaced by any JSON value, or one key dropped."""
+    if isinstance(document, dict | list) and document and data.draw(hst.booleans()):
+        keys = list(document) if isinstance(document, dict) else list(range(len(document)))
+        key = data.draw(hst.sampled_from(keys))
+        copy = dict(document) if isinstance(document, dict) else list(document)
+        if isinstance(copy, dict) and data.draw(hst.integers(0, 4)) == 0:
+            del copy[key]
+        else:
+            copy[key] = mutated(document[key], data)  # type: ignore[index]
+        return copy
+    return data.draw(JSON_VALUES)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=hst.data(), member=hst.sampled_from([checkpoint.META, checkpoint.STATE]))
+def test_a_checkpoint_with_hostile_metadata_or_state_resumes_or_is_refused_in_one_line(
+    config: Path,
+    whole: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
+    data: hst.DataObject,
+    member: str,
+) -> None:
+    folder = tmp_path_factory.mktemp("hostile")
+    path = folder / "final.zip"
+    with zipfile.ZipFile(whole / "final.zip") as source, zipfile.ZipFile(path, "w") as target:
+        for name in source.namelist():
+            body = source.read(name)
+            if name == member:
+                body = json.dumps(mutated(json.loads(body), data)).encode()
+            target.writestr(name, body)
+    # As many steps as the checkpoint holds: a resume that fits only writes the final checkpoint.
+    status = train(config, folder, "--resume", str(path), "--steps", str(3 * ROUND), "--seed", "3")
+    err = capsys.readouterr().err
+    assert status in (0, 2) and "Traceback" not in err
+    if status == 2:
+        assert len(err.strip().splitlines()) == 1 and len(err) < 600, err

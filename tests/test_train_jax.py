@@ -7,7 +7,6 @@ moves so that some end) in one process: the jitted round compiles once for the m
 
 from __future__ import annotations
 
-import io
 import zipfile
 from pathlib import Path
 
@@ -47,8 +46,7 @@ def whole(config: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def arrays(path: Path) -> dict[str, np.ndarray]:
     """A jax-ppo checkpoint's training state, one array per leaf."""
-    with zipfile.ZipFile(path) as archive, np.load(io.BytesIO(archive.read(jax_ppo.STATE))) as saved:
-        return {name: saved[name] for name in saved.files}
+    return dict(checkpoint.read(path).state["runner"])
 
 
 def test_a_run_writes_tensorboard_figures_and_checkpoints_with_metadata(whole: Path) -> None:
@@ -117,7 +115,7 @@ def test_foreign_and_corrupt_checkpoints_are_refused(
 
     good = (whole / "final.zip").read_bytes()
     with zipfile.ZipFile(whole / "final.zip") as archive:
-        info = archive.getinfo(jax_ppo.STATE)
+        info = archive.getinfo(checkpoint.ARRAYS)
     damaged = tmp_path / "damaged.zip"
     middle = info.header_offset + 100 + info.compress_size // 2
     damaged.write_bytes(good[:middle] + bytes([good[middle] ^ 0xFF]) + good[middle + 1 :])
@@ -162,9 +160,8 @@ def test_the_saved_policy_plays_legal_slots_through_the_encoding(whole: Path) ->
     assert opponent.settings.action_mode == "assisted" and opponent.settings.shot_limit == 4
     assert isinstance(opponent.policy, jax_ppo.SavedPolicy)
     # The 8 games the run ended on, mid-frame: the policy's moves for all of them.
-    meta = checkpoint.read_meta(whole / "final.zip")
-    assert meta is not None
-    runner, _ = jax_ppo.load(whole / "final.zip", train_config.build(meta["config"]))
+    saved = checkpoint.read(whole / "final.zip")
+    runner = jax_ppo.load(saved, train_config.config_from_json(saved.meta["config"]))
     states = runner.env.games
     moves = agent.act(states, jax.random.split(jax.random.PRNGKey(0), 8))
     assert moves.ball.shape == (8,)

@@ -1,4 +1,7 @@
-"""`check_balls`: a layout is valid exactly where the kernel sees no cushion or jaw overlap."""
+"""`check_balls`: a layout is valid exactly where the kernel sees no cushion or jaw overlap.
+
+Also `check_table` (no cushion piece of zero length) and the messages of a hostile value.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +14,8 @@ import pytest
 import piramida.physics as ph
 from piramida.physics.kernel import contact_distance
 from piramida.physics.motion import ABSENT, POCKETED, STATIONARY
-from piramida.physics.table import MIDDLE_RIGHT, rectangle
-from piramida.physics.validate import InputError, check_balls
+from piramida.physics.table import MIDDLE_RIGHT, PYRAMID_SPEC, pocket_table, rectangle
+from piramida.physics.validate import InputError, check_balls, check_strikes, check_table
 
 PARAMS = ph.PYRAMID_PARAMS
 PYRAMID = ph.preset("pyramid-12ft")
@@ -157,3 +160,24 @@ def test_on_the_rectangle_the_bound_is_the_nose_lines_less_the_reach() -> None:
         else:
             with pytest.raises(InputError, match=r"^ball 0: .* is off the cloth"):
                 check(table, (0, (float(x), float(y))))
+
+
+def test_a_table_whose_jaw_face_has_no_length_is_refused() -> None:
+    # Square jaw faces (angle 0) as wide as the rail rubber: each middle-pocket face has
+    # both ends at one point, and the kernel would divide by its zero length.
+    check_table(PYRAMID)
+    check_table(rectangle(W, L))
+    flat = PYRAMID_SPEC.replace(side_pocket_angle=0.0, cushion_width=0.03, side_jaw_radius=0.03)
+    with pytest.raises(InputError, match=r"^table: a jaw of the middle-left pocket is 0\.000 mm long"):
+        check_table(pocket_table(flat))
+
+
+def test_a_hostile_value_is_named_in_a_short_message() -> None:
+    with pytest.raises(
+        InputError, match=r"^ball 0: centre \(1\.0000e\+300, 1\.0000\) is off the cloth"
+    ) as err:
+        check(PYRAMID, (0, (1e300, 1.0)))
+    assert len(str(err.value)) < 300
+    strike = ph.Strike(ball=np.zeros(1, np.int32), speed=np.ones(1), phi=np.zeros(1), a=np.full(1, 1e300))
+    with pytest.raises(InputError, match=r"^strike\.a/b: tip offset 1e\+300 R is beyond 0\.6 R"):
+        check_strikes(strike, layout([(0, (0.5, 1.0))]))

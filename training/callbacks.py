@@ -100,10 +100,28 @@ class Figures:
         }
 
     def set_state(self, state: dict[str, Any]) -> None:
-        """Put back what `state` took."""
+        """Put back what `state` took; ValueError (or KeyError, TypeError) if it is not such a state."""
+        for name, kind in (("returns", np.float64), ("lengths", np.int64)):
+            value = state[name]
+            if not isinstance(value, np.ndarray) or value.dtype != kind or value.shape != self.returns.shape:
+                raise ValueError(f"{name}: not one {np.dtype(kind).name} per table")
+        frame_kinds = (float, int, bool, float)
+        frames = state["frames"]
+        if not isinstance(frames, list | tuple) or not all(
+            isinstance(f, tuple)
+            and len(f) == 4
+            and all(type(v) is t for v, t in zip(f, frame_kinds, strict=True))
+            for f in frames
+        ):
+            raise ValueError("frames: not a list of (return, length, won, points)")
+        counts = state["counts"]
+        if not (
+            isinstance(counts, tuple) and len(counts) == 3 and all(type(c) is int and c >= 0 for c in counts)
+        ):
+            raise ValueError("counts: not three counts")
         self.returns, self.lengths = state["returns"].copy(), state["lengths"].copy()
-        self.frames = deque(state["frames"], maxlen=WINDOW)
-        self.shots, self.pots, self.fouls = state["counts"]
+        self.frames = deque(frames, maxlen=WINDOW)
+        self.shots, self.pots, self.fouls = counts
 
 
 def write(logger: Any, figures: Figures, steps: int, rate: float) -> None:
@@ -141,8 +159,10 @@ class TrainingCallback(BaseCallback):
         return self.figures.state() | {"next_write": self.next_write}
 
     def set_state(self, state: dict[str, Any]) -> None:
-        """Put back what `state` took."""
+        """Put back what `state` took (ValueError, KeyError or TypeError if it is not one)."""
         self.figures.set_state(state)
+        if type(state["next_write"]) is not int:
+            raise ValueError("next_write: not a step count")
         self.next_write = state["next_write"]
 
     def _on_training_start(self) -> None:

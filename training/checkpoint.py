@@ -1,53 +1,65 @@
-"""Checkpoints: a stable-baselines3 `.zip` with piramida's metadata and resume state inside.
+"""Checkpoints: piramida's own zip of metadata, JSON and arrays, loaded without unpickling.
 
-A checkpoint is the zip that `model.save` writes (so `PPO.load` and friends, and
-`piramida eval`, read it as they read any SB3 model) with three more members, which SB3's
-loader ignores:
+A checkpoint is a zip of three members, all data (`training.datatree`):
 
 - `piramida/meta.json`: format, version, algorithm, variant, action mode, observation,
   noise, shot limit, steps, the run's config, library versions;
-- `piramida/resume.pkl`: what the model's part lacks to continue exactly: torch, numpy and
-  Python RNG states, the action space's RNG, the environments' game states and JAX keys,
-  the metrics' windows, the league's snapshot pool;
-- `piramida/replay_buffer.pkl` (SAC only): the replay buffer (SB3's pickle).
+- `piramida/state.json`: the training state's structure, its numbers and strings, with
+  references to the arrays below;
+- `piramida/arrays.npz`: every array of it (read with `allow_pickle=False`).
 
-A `--algo jax-ppo` checkpoint has the same metadata but no SB3 model: its training state
-is `piramida/jax_ppo.npz` (`training.jax_ppo`).
+The state holds what continuing exactly needs: for stable-baselines3 runs the model's
+parameter and optimizer state dicts, its torch variables, its plain attributes (step
+counters, last observations, episode buffers) and SAC's replay buffer; for jax-ppo the
+runner's arrays; and for both the torch, numpy and Python RNG states, the environments'
+games and keys, the metrics' windows and the league's pool. A model is rebuilt from the
+config in the metadata and its state set from the arrays, so nothing in the file can run
+code. Each value read back is checked against the freshly built model's (type, shape,
+dtype): a file that does not fit is a `CheckpointError` naming it and what is wrong.
 
-The model part holds the weights, the optimizer state, the step counters and the last
-observations. Files are written to a temporary file in the same folder and moved into
-place with `os.replace`, so a reader sees the old checkpoint or the new one, never half.
-Reading a file that is not a piramida checkpoint raises `CheckpointError` naming the file
-and what is wrong.
+A stable-baselines3 zip written elsewhere can only be loaded by unpickling, which runs any
+code inside it; it is refused unless the user trusts it (`--trust-pickle`,
+`set_pickle_trusted`). Files are written atomically (`physics.files.write_atomic`).
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import io
-import json
-import pickle
 import random
 import zipfile
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import jax
 import numpy as np
 
 from piramida.physics.files import write_atomic
 from piramida.physics.runtime import library_versions
+from piramida.rules import jsontext
+from piramida.rules.fields import FieldError, shown
+from piramida.training import datatree
 
 FORMAT = "piramida-checkpoint"
-VERSION = 1
+VERSION = 2
 META = "piramida/meta.json"
-RESUME = "piramida/resume.pkl"
-BUFFER = "piramida/replay_buffer.pkl"
+STATE = "piramida/state.json"
+ARRAYS = "piramida/arrays.npz"
+ALGOS = ("ppo", "sac", "maskable-ppo", "jax-ppo")
+_PICKLE_TRUSTED = [False]  # set once per process by the commands' --trust-pickle
 
 
 class CheckpointError(ValueError):
     """A file that cannot be used as a checkpoint; the message names it and says why."""
+
+
+def set_pickle_trusted(trusted: bool) -> None:
+    """Allow (or forbid) loading foreign stable-baselines3 zips, which unpickling may run code from."""
+    _PICKLE_TRUSTED[0] = trusted
 
 
 def versions() -> dict[str, str]:
@@ -57,28 +69,328 @@ def versions() -> dict[str, str]:
     )
 
 
-def algorithm_class(algo: str) -> Any:
-    """The stable-baselines3 (or sb3-contrib) class of `algo`."""
-    if algo == "ppo":
-        from stable_baselines3 import PPO
+def write(path: Path, meta: dict[str, Any], state: dict[str, Any]) -> None:
+    """Write a checkpoint atomically: metadata, and the state as JSON plus arrays (`datatree.pack`)."""
+    text, arrays = datatree.pack(state)
+    blob = io.BytesIO()
+    with zipfile.ZipFile(blob, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(META, jsontext.dumps(meta, indent=2))
+        archive.writestr(STATE, text)
+        archive.writestr(ARRAYS, arrays)
+    write_atomic(path, blob.getvalue())
 
-        return PPO
-    if algo == "sac":
-        from stable_baselines3 import SAC
 
-        return SAC
-    if algo == "maskable-ppo":
-        from sb3_contrib import MaskablePPO
+def new_meta(config: Any, steps: int, final: bool) -> dict[str, Any]:
+    """The metadata of a checkpoint of `config` after `steps` learner moves."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "algo": config.algo,
+        "variant": config.variant,
+        "action_mode": config.action_mode,
+        "observation": "flat",
+        "noise": config.noise,
+        "shot_limit": config.shot_limit,
+        "steps": steps,
+        "final": final,
+        "config": config.to_json(),
+        "versions": versions(),
+        "written": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
 
-        return MaskablePPO
-    raise ValueError(f"algo: unknown algorithm {algo!r}")
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A checkpoint read whole once: its file, metadata and training state (plain data and arrays)."""
+
+    path: Path
+    meta: dict[str, Any]
+    state: dict[str, Any]
+
+    def error(self, what: str) -> CheckpointError:
+        """A `CheckpointError` saying that this file's `what` is wrong."""
+        return CheckpointError(f"{self.path}: corrupt checkpoint ({what})")
+
+
+def _open(path: Path) -> zipfile.ZipFile:
+    if not path.is_file():
+        raise CheckpointError(f"{path}: no such file")
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as error:
+        raise CheckpointError(f"{path}: not a piramida checkpoint (not a zip file: {error})") from error
+    return archive
+
+
+def _first_bad(archive: zipfile.ZipFile) -> str | None:
+    try:
+        return archive.testzip()
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+        return f"? ({error})"
+
+
+def _members(path: Path, names: tuple[str, ...]) -> dict[str, bytes]:
+    """The members `names`, after every member's CRC is checked; a plain SB3 zip is named as such."""
+    with _open(path) as archive:
+        listed = archive.namelist()
+        if META not in listed:
+            kind = "a stable-baselines3 model without piramida metadata" if "data" in listed else "a zip file"
+            raise CheckpointError(f"{path}: not a piramida checkpoint ({kind}; no {META})")
+        bad = _first_bad(archive)
+        if bad is not None:
+            raise CheckpointError(f"{path}: corrupt checkpoint (member {bad} fails its CRC check)")
+        missing = [name for name in names if name not in listed]
+        if missing:
+            raise CheckpointError(f"{path}: checkpoint without {', '.join(missing)}")
+        return {name: archive.read(name) for name in names}
+
+
+def read_meta(path: str | Path, required: bool = True) -> dict[str, Any] | None:
+    """A checkpoint's metadata, checked; None for a foreign SB3 zip (no metadata) when not `required`."""
+    path = Path(path)
+    if not required:
+        with _open(path) as archive:
+            if META not in archive.namelist():
+                return None
+    return _checked_meta(path, _members(path, (META,))[META])
+
+
+def _checked_meta(path: Path, raw: bytes) -> dict[str, Any]:
+    """The metadata, each field a player or a resumed run reads checked; CheckpointError if not."""
+    try:
+        meta = jsontext.loads(raw, META)
+    except FieldError as error:
+        raise CheckpointError(f"{path}: corrupt checkpoint ({error})") from error
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CheckpointError(f"{path}: not a piramida checkpoint ({META} has no format {FORMAT!r})")
+    if meta.get("version") != VERSION:
+        raise CheckpointError(
+            f"{path}: checkpoint format version {shown(meta.get('version'))}; this piramida reads version "
+            f"{VERSION} (version 1 held pickles: retrain, or load it as a foreign model with --trust-pickle)"
+        )
+    from piramida.training.config import ConfigError, config_from_json
+
+    expected: dict[str, tuple[type, ...]] = {
+        "algo": (str,),
+        "action_mode": (str,),
+        "observation": (str,),
+        "shot_limit": (int,),
+        "steps": (int,),
+        "final": (bool,),
+        "config": (dict,),
+    }
+    for name, kinds in expected.items():
+        value = meta.get(name)
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            raise CheckpointError(f"{path}: corrupt checkpoint ({META}: {name} is {shown(value)})")
+    if meta["algo"] not in ALGOS or meta["observation"] not in ("flat", "dict"):
+        raise CheckpointError(f"{path}: corrupt checkpoint ({META}: algo {shown(meta['algo'])})")
+    try:
+        config = config_from_json(meta["config"], playing=True)
+    except ConfigError as error:
+        raise CheckpointError(f"{path}: corrupt checkpoint ({META}: config: {error})") from error
+    for name in ("algo", "action_mode", "shot_limit"):
+        if getattr(config, name) != meta[name]:
+            raise CheckpointError(f"{path}: corrupt checkpoint ({META}: {name} differs from its config's)")
+    return meta
+
+
+def read(path: str | Path) -> Checkpoint:
+    """The checkpoint at `path`, opened once: metadata checked, state decoded (no unpickling)."""
+    path = Path(path)
+    members = _members(path, (META, STATE, ARRAYS))
+    meta = _checked_meta(path, members[META])
+    try:
+        state = datatree.unpack(members[STATE], members[ARRAYS])
+    except datatree.DataTreeError as error:
+        raise CheckpointError(f"{path}: corrupt checkpoint ({error})") from error
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{path}: corrupt checkpoint (state: not an object)")
+    return Checkpoint(path, meta, state)
+
+
+def check_fits(path: Path, meta: dict[str, Any], config: Any, identity: tuple[str, ...]) -> None:
+    """CheckpointError unless the checkpoint was trained by a run like `config` (the `identity` fields)."""
+    saved = meta["config"]
+    wrong = [
+        f"{name.replace('_', '-')} {shown(saved.get(name))} (this run: {value!r})"
+        for name in identity
+        if (value := config.to_json()[name]) != saved.get(name)
+    ]
+    if wrong:
+        raise CheckpointError(f"{path}: checkpoint of another run: it has {'; '.join(wrong)}")
+
+
+def part(ck: Checkpoint, *keys: str) -> Any:
+    """`ck.state[keys[0]][keys[1]]...`; a CheckpointError naming the path where it is missing."""
+    value: Any = ck.state
+    for depth, key in enumerate(keys):
+        if not isinstance(value, dict) or key not in value:
+            raise ck.error(f"state: no {'.'.join(keys[: depth + 1])}")
+        value = value[key]
+    return value
+
+
+# JAX pytrees: arrays named by their paths, filled back into a template of the same structure.
+
+
+def flat_arrays(tree: Any) -> dict[str, np.ndarray]:
+    """A pytree's leaves as numpy arrays, named by their paths."""
+    leaves, _ = jax.tree_util.tree_flatten_with_path(tree)
+    return {jax.tree_util.keystr(path): np.asarray(leaf) for path, leaf in leaves}
+
+
+def filled(ck: Checkpoint, template: Any, arrays: Any, what: str) -> Any:
+    """`template`'s structure with the saved `arrays`; CheckpointError where one is missing or misshapen."""
+    import jax.numpy as jnp
+
+    if not isinstance(arrays, dict):
+        raise ck.error(f"{what}: not a table of arrays")
+    leaves, structure = jax.tree_util.tree_flatten_with_path(template)
+    out = []
+    for where, leaf in leaves:
+        name = jax.tree_util.keystr(where)
+        saved = arrays.get(name)
+        if not isinstance(saved, np.ndarray) or saved.shape != leaf.shape or saved.dtype != leaf.dtype:
+            found = f"{saved.dtype}{list(saved.shape)}" if isinstance(saved, np.ndarray) else "missing"
+            raise ck.error(f"{what}: {name} is {found}, not {leaf.dtype}{list(leaf.shape)}")
+        out.append(jnp.asarray(saved))
+    return jax.tree_util.tree_unflatten(structure, out)
+
+
+# stable-baselines3 models: state dicts, torch variables and plain attributes, set into a fresh model.
+
+
+def _torch_names(model: Any) -> tuple[list[str], list[str]]:
+    """The model's state-dict names (networks, optimizers) and torch variables (SAC's entropy coefficient)."""
+    state_dicts, variables = model._get_torch_save_params()
+    return list(state_dicts), list(variables)
+
+
+def _attributes(owner: Any, skip: set[str]) -> dict[str, Any]:
+    """`owner`'s attributes that are plain data (`datatree.is_data`), except `skip`."""
+    return {k: v for k, v in vars(owner).items() if k not in skip and datatree.is_data(v)}
+
+
+def model_state(model: Any) -> dict[str, Any]:
+    """What a stable-baselines3 model needs to continue exactly, as data."""
+    state_dicts, variables = _torch_names(model)
+    skip = set(model._excluded_save_params()) | set(state_dicts) | set(variables)
+    buffer = getattr(model, "replay_buffer", None)
+    return {
+        "parameters": model.get_parameters(),
+        "variables": {name: _dotted(model, name) for name in variables},
+        "attributes": _attributes(model, skip),
+        "replay_buffer": None if buffer is None else _attributes(buffer, set()),
+    }
+
+
+def _dotted(owner: Any, name: str) -> Any:
+    for part_name in name.split("."):
+        owner = getattr(owner, part_name)
+    return owner
+
+
+def restore_model(ck: Checkpoint, model: Any) -> None:
+    """Set a freshly built model to the saved one: weights, optimizers, variables, attributes, buffer."""
+    import torch
+
+    saved = part(ck, "model")
+    state_dicts, variables = _torch_names(model)
+    parameters = part(ck, "model", "parameters")
+    if not isinstance(parameters, dict) or sorted(parameters) != sorted(state_dicts):
+        raise ck.error(f"model.parameters: expected {', '.join(state_dicts)}")
+    try:
+        model.set_parameters(parameters, exact_match=True, device=model.device)
+    except Exception as error:  # torch names the mismatch: a key, a shape, a group
+        raise ck.error(f"model.parameters do not fit the model: {shown(str(error), 200)}") from error
+    values = part(ck, "model", "variables")
+    if not isinstance(values, dict) or sorted(values) != sorted(variables):
+        raise ck.error(f"model.variables: expected {', '.join(variables) or 'none'}")
+    for name in variables:
+        target = _dotted(model, name)
+        _conform(ck, values[name], target, f"model.variables.{name}")
+        with torch.no_grad():
+            target.copy_(values[name])
+    _set_attributes(ck, model, saved.get("attributes"), "model.attributes", _unfilled_checks(model))
+    buffer = getattr(model, "replay_buffer", None)
+    if (buffer is None) != (saved.get("replay_buffer") is None):
+        raise ck.error("model.replay_buffer: present in only one of the file and the model")
+    if buffer is not None:
+        _set_attributes(ck, buffer, saved["replay_buffer"], "model.replay_buffer", {})
+
+
+def _unfilled_checks(model: Any) -> dict[str, Callable[[Any], bool]]:
+    """Checks for the attributes a fresh model leaves None until `learn` (so it has no template)."""
+    n, shape = model.n_envs, tuple(model.observation_space.shape)
+
+    def observations(value: Any) -> bool:
+        return isinstance(value, np.ndarray) and value.shape == (n, *shape)
+
+    def episodes(value: Any) -> bool:
+        return isinstance(value, collections.deque) and all(
+            isinstance(e, dict) and all(type(v) in (int, float, bool) for v in e.values()) for e in value
+        )
+
+    return {
+        "_last_obs": observations,
+        "_last_original_obs": observations,
+        "_last_episode_starts": lambda v: isinstance(v, np.ndarray) and v.shape == (n,),
+        "ep_info_buffer": episodes,
+        "ep_success_buffer": episodes,
+    }
+
+
+def _set_attributes(
+    ck: Checkpoint, owner: Any, values: Any, what: str, unfilled: dict[str, Callable[[Any], bool]]
+) -> None:
+    if not isinstance(values, dict):
+        raise ck.error(f"{what}: not a table")
+    for name, value in values.items():
+        if not hasattr(owner, name) or not datatree.is_data(getattr(owner, name)):
+            raise ck.error(f"{what}: {shown(name)} is no data attribute of the model")
+        current = getattr(owner, name)
+        if current is None and value is not None:
+            if name not in unfilled or not unfilled[name](value):
+                raise ck.error(f"{what}.{name}: not what the model holds there")
+        elif current is not None or value is not None:
+            _conform(ck, value, current, f"{what}.{name}")
+        setattr(owner, name, value)
+
+
+def _conform(ck: Checkpoint, value: Any, template: Any, what: str) -> None:
+    """CheckpointError unless `value` is of `template`'s kind: type, and for arrays shape and dtype."""
+    import torch
+
+    if isinstance(template, np.ndarray | np.generic | torch.Tensor):
+        same = (
+            type(value) is type(template) and value.shape == template.shape and value.dtype == template.dtype
+        )
+        if not same:
+            raise ck.error(
+                f"{what}: expected {type(template).__name__} {template.dtype}{list(template.shape)}"
+            )
+        return
+    if isinstance(template, float) and type(value) is int:
+        return  # JSON writes 1.0 as 1 from some encoders; a whole number is still a float's value
+    if type(value) is not type(template):
+        raise ck.error(f"{what}: expected {type(template).__name__}, got {type(value).__name__}")
+    if isinstance(template, dict):
+        if sorted(map(str, value)) != sorted(map(str, template)):
+            raise ck.error(f"{what}: expected the keys {shown(sorted(map(str, template)), 120)}")
+        for key in template:
+            if key in value:
+                _conform(ck, value[key], template[key], f"{what}.{key}")
+
+
+# Random number generators: a run's draws continue where they stopped.
 
 
 @contextlib.contextmanager
 def rng_kept() -> Iterator[None]:
     """Restore torch's, numpy's and Python's global RNG states on exit.
 
-    `Algorithm.load` reseeds them (`_setup_model` calls `set_random_seed`); loading an
+    Building a model reseeds them (`_setup_model` calls `set_random_seed`); loading an
     opponent's snapshot in the middle of a run must not change the learner's random draws.
     """
     import torch
@@ -108,169 +420,100 @@ def rng_states(model: Any = None) -> dict[str, Any]:
     return out
 
 
-def set_rng_states(states: dict[str, Any], model: Any) -> None:
-    """Put back what `rng_states` took."""
+def set_rng_states(ck: Checkpoint, states: Any, model: Any) -> None:
+    """Put back what `rng_states` took; CheckpointError if a state is not one."""
     import torch
 
-    torch.set_rng_state(states["torch"])
-    np.random.set_state(states["numpy"])
-    random.setstate(states["python"])
-    if "cuda" in states and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(states["cuda"])
-    model.action_space.np_random.bit_generator.state = states["action_space"]
-
-
-def save(path: Path, model: Any, meta: dict[str, Any], resume: dict[str, Any]) -> None:
-    """Write a checkpoint atomically: the model's zip plus metadata, resume state, SAC's buffer."""
-    blob = io.BytesIO()
-    model.save(blob)
-    with zipfile.ZipFile(blob, "a", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(META, json.dumps(meta, indent=2))
-        archive.writestr(RESUME, pickle.dumps(resume))
-        if getattr(model, "replay_buffer", None) is not None:
-            buffer = io.BytesIO()
-            model.save_replay_buffer(buffer)
-            archive.writestr(BUFFER, buffer.getvalue())
-    write_atomic(path, blob.getvalue())
-
-
-def new_meta(config: Any, steps: int, final: bool) -> dict[str, Any]:
-    """The metadata of a checkpoint of `config` after `steps` learner moves."""
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "algo": config.algo,
-        "variant": config.variant,
-        "action_mode": config.action_mode,
-        "observation": "flat",
-        "noise": config.noise,
-        "shot_limit": config.shot_limit,
-        "steps": steps,
-        "final": final,
-        "config": config.to_json(),
-        "versions": versions(),
-        "written": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
-
-
-def _open(path: Path) -> zipfile.ZipFile:
-    if not path.is_file():
-        raise CheckpointError(f"{path}: no such file")
     try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as error:
-        raise CheckpointError(f"{path}: not a piramida checkpoint (not a zip file: {error})") from error
-    return archive
+        torch.set_rng_state(states["torch"])
+        np.random.set_state(states["numpy"])
+        random.setstate(states["python"])
+        if "cuda" in states and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(states["cuda"])
+        model.action_space.np_random.bit_generator.state = states["action_space"]
+    except Exception as error:  # each library checks its own state and raises its own kind
+        raise ck.error(f"rng: not a generator state ({shown(str(error), 120)})") from error
 
 
-def read_meta(path: str | Path, required: bool = True) -> dict[str, Any] | None:
-    """A checkpoint's metadata; None for an SB3 zip without it when not `required`.
-
-    CheckpointError names the file and says what is wrong: not a zip, corrupt, no
-    metadata (a plain SB3 model, with `required`), metadata of another format or version.
-    """
-    path = Path(path)
-    with _open(path) as archive:
-        names = archive.namelist()
-        if META not in names:
-            if not required:
-                return None
-            kind = "a stable-baselines3 model without piramida metadata" if "data" in names else "a zip file"
-            raise CheckpointError(f"{path}: not a piramida checkpoint ({kind}; no {META})")
-        try:
-            meta = json.loads(archive.read(META))
-        except (zipfile.BadZipFile, ValueError, OSError) as error:
-            raise CheckpointError(f"{path}: corrupt checkpoint ({META}: {error})") from error
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise CheckpointError(f"{path}: not a piramida checkpoint ({META} has no format {FORMAT!r})")
-    if meta.get("version") != VERSION:
-        raise CheckpointError(
-            f"{path}: checkpoint format version {meta.get('version')!r}; "
-            f"this piramida reads version {VERSION}"
-        )
-    return meta
+# Playing a saved policy.
 
 
-def check_fits(path: Path, meta: dict[str, Any], config: Any, identity: tuple[str, ...]) -> None:
-    """CheckpointError unless the checkpoint was trained by a run like `config` (the `identity` fields)."""
-    saved = meta["config"]
-    wrong = [
-        f"{name.replace('_', '-')} {saved.get(name)!r} (this run: {value!r})"
-        for name in identity
-        if (value := config.to_json()[name]) != saved.get(name)
-    ]
-    if wrong:
-        raise CheckpointError(f"{path}: checkpoint of another run: it has {'; '.join(wrong)}")
+def algorithm_class(algo: str) -> Any:
+    """The stable-baselines3 (or sb3-contrib) class of `algo`."""
+    if algo == "ppo":
+        from stable_baselines3 import PPO
+
+        return PPO
+    if algo == "sac":
+        from stable_baselines3 import SAC
+
+        return SAC
+    if algo == "maskable-ppo":
+        from sb3_contrib import MaskablePPO
+
+        return MaskablePPO
+    raise ValueError(f"algo: unknown algorithm {algo!r}")
 
 
-def load(path: Path, env: Any, device: str) -> tuple[Any, dict[str, Any]]:
-    """The model of a checkpoint, on `env`, ready to continue; and its resume state.
-
-    The checkpoint is read whole and checked first (CRCs), so a truncated or damaged
-    file is reported as corrupt rather than failing half-way through SB3's loader.
-    """
-    meta = read_meta(path)
-    assert meta is not None
-    with _open(path) as archive:
-        bad = _first_bad(archive)
-        if bad is not None:
-            raise CheckpointError(f"{path}: corrupt checkpoint (member {bad} fails its CRC check)")
-        names = archive.namelist()
-        if RESUME not in names:
-            raise CheckpointError(f"{path}: checkpoint without resume state (no {RESUME})")
-        resume = pickle.loads(archive.read(RESUME))
-        buffer = archive.read(BUFFER) if BUFFER in names else None
-        blob = io.BytesIO(path.read_bytes())
-    try:
-        model = algorithm_class(meta["algo"]).load(blob, env=env, device=device, force_reset=False)
-    except Exception as error:
-        raise CheckpointError(f"{path}: corrupt checkpoint (the model does not load: {error})") from error
-    if buffer is not None:
-        model.load_replay_buffer(io.BytesIO(buffer))
-    return model, resume
-
-
-def read_members(path: Path, names: tuple[str, ...]) -> dict[str, bytes]:
-    """The members `names` of a checkpoint, after checking every member's CRC; CheckpointError if not."""
-    with _open(path) as archive:
-        bad = _first_bad(archive)
-        if bad is not None:
-            raise CheckpointError(f"{path}: corrupt checkpoint (member {bad} fails its CRC check)")
-        missing = [name for name in names if name not in archive.namelist()]
-        if missing:
-            raise CheckpointError(f"{path}: checkpoint without {', '.join(missing)}")
-        return {name: archive.read(name) for name in names}
-
-
-def _first_bad(archive: zipfile.ZipFile) -> str | None:
-    try:
-        return archive.testzip()
-    except (zipfile.BadZipFile, OSError, EOFError) as error:
-        return f"? ({error})"
+def bare_model(algo: str, hyper: dict[str, Any], observation: Any, action: Any, device: str = "cpu") -> Any:
+    """A stable-baselines3 model with the spaces and settings of a run but no environment (to play)."""
+    with rng_kept():
+        model = algorithm_class(algo)("MlpPolicy", None, device=device, _init_setup_model=False, **hyper)
+        model.observation_space, model.action_space, model.n_envs = observation, action, 1
+        model._setup_model()
+    return model
 
 
 def policy_function(path: str | Path) -> tuple[Callable[[Any], Any], dict[str, Any] | None]:
     """A saved policy as observations -> actions (deterministic), and its metadata if it has some.
 
-    A piramida checkpoint is loaded with its own algorithm's class (a jax-ppo one as
-    `jax_ppo.SavedPolicy`, which also takes the legal slots); a plain SB3 zip is tried as
-    PPO, SAC and MaskablePPO in turn. Global RNG states are kept (`rng_kept`).
+    A piramida checkpoint is rebuilt from its config and arrays (a jax-ppo one as
+    `jax_ppo.SavedPolicy`, which also takes the legal slots). A foreign stable-baselines3
+    zip is loaded by unpickling, only when trusted (`set_pickle_trusted`), as PPO, SAC and
+    MaskablePPO in turn. Global RNG states are kept (`rng_kept`).
     """
-    meta = read_meta(path, required=False)
-    if meta is not None and meta["algo"] == "jax-ppo":  # no SB3 model inside: its own arrays
+    path = Path(path)
+    if read_meta(path, required=False) is None:
+        return _foreign_policy(path), None
+    ck = read(path)
+    if ck.meta["algo"] == "jax-ppo":  # no SB3 model inside: its own arrays
         from piramida.training import jax_ppo
 
-        return jax_ppo.load_policy(Path(path), meta), meta
-    algos = [meta["algo"]] if meta else ["ppo", "sac", "maskable-ppo"]
+        return jax_ppo.saved_policy(ck), ck.meta
+    from piramida.envs import actions, observation
+    from piramida.training.config import config_from_json
+
+    config = config_from_json(ck.meta["config"], playing=True)
+    model = bare_model(
+        config.algo,
+        config.hyper(),
+        observation.observation_space(ck.meta["observation"]),
+        actions.action_space(config.action_mode),
+    )
+    policy = part(ck, "model", "parameters", "policy")
+    try:
+        model.policy.load_state_dict(policy, strict=True)
+    except Exception as error:  # torch names the key or shape that does not fit
+        raise ck.error(f"model.parameters.policy does not fit: {shown(str(error), 200)}") from error
+    return deterministic(model, config.algo), ck.meta
+
+
+def _foreign_policy(path: Path) -> Callable[[Any], Any]:
+    """A stable-baselines3 zip from elsewhere, unpickled only when trusted."""
+    if not _PICKLE_TRUSTED[0]:
+        raise CheckpointError(
+            f"{path}: a stable-baselines3 zip without piramida metadata; loading it unpickles its data, "
+            "which can run any code inside: pass --trust-pickle only for a file you trust"
+        )
     errors = []
-    for algo in algos:
+    for algo in ("ppo", "sac", "maskable-ppo"):
         try:
             with rng_kept():
                 model = algorithm_class(algo).load(str(path), device="cpu")
         except Exception as error:  # try the next algorithm; report all if none loads
-            errors.append(f"{algo}: {error}")
+            errors.append(f"{algo}: {shown(str(error), 80)}")
             continue
-        return deterministic(model, algo), meta
+        return deterministic(model, algo)
     raise CheckpointError(f"{path}: not a loadable policy ({'; '.join(errors)})")
 
 

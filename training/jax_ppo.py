@@ -15,22 +15,17 @@ log standard deviation, clipped to [-1, 1] for the env (as SB3's PPO). As in SB3
 are normalised per minibatch, and a frame cut by the shot limit is bootstrapped from its
 last observation's value.
 
-Checkpoints are zips like the SB3 path's (`checkpoint.new_meta` in `piramida/meta.json`)
-with the whole training state as `piramida/jax_ppo.npz` (the parameters, the optimizer's
-state, the games and every PRNG key, one array per leaf, named by its path) and the
-metrics' windows in `piramida/resume.pkl`. A run is a function of its seed: resumed from
-any checkpoint it ends with the uninterrupted run's parameters.
+Checkpoints are piramida's data-only zips (`training.checkpoint`): the runner (the
+parameters, the optimizer's state, the games and every PRNG key, one array per leaf,
+named by its path) and the metrics' windows. A run is a function of its seed: resumed
+from any checkpoint it ends with the uninterrupted run's parameters.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import io
-import json
-import pickle
 import time
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -44,12 +39,9 @@ import piramida.physics  # noqa: F401 (float64, which the game states need)
 from piramida.envs import actions as act
 from piramida.envs import core, functional
 from piramida.envs import observation as encoding
-from piramida.physics.files import write_atomic
 from piramida.training import callbacks, checkpoint, loop, prior
-from piramida.training.checkpoint import CheckpointError
-from piramida.training.config import IDENTITY, ConfigError, TrainConfig
+from piramida.training.config import IDENTITY, ConfigError, TrainConfig, config_from_json
 
-STATE = "piramida/jax_ppo.npz"
 MASKED = -1e9  # the logit of an illegal slot: exp() is 0, and 0 x it stays finite in the entropy
 
 
@@ -380,12 +372,14 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
     with jax.default_device(jax_device(config.device)):
         figures = callbacks.Figures(config.tables)
         if resume is not None:
-            meta = checkpoint.read_meta(resume)
-            assert meta is not None
-            checkpoint.check_fits(resume, meta, config, IDENTITY)
-            runner, saved = load(resume, config)
-            figures.set_state(saved["metrics"])
-            steps = int(meta["steps"])
+            ck = checkpoint.read(resume)
+            checkpoint.check_fits(ck.path, ck.meta, config, IDENTITY)
+            runner = load(ck, config)
+            try:
+                figures.set_state(checkpoint.part(ck, "resume", "metrics"))
+            except (KeyError, TypeError, ValueError) as error:
+                raise ck.error(f"resume.metrics: {error}") from error
+            steps = ck.meta["steps"]
         else:
             runner, steps = new_runner(config, settings, hyper), 0
         update = make_update(settings.action_mode, config.opponent, hyper)
@@ -421,66 +415,19 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
 # Checkpoints ----------------------------------------------------------------------------------
 
 
-def _arrays(tree: Any) -> dict[str, np.ndarray]:
-    """A pytree's leaves as numpy arrays, named by their paths."""
-    leaves, _ = jax.tree_util.tree_flatten_with_path(tree)
-    return {jax.tree_util.keystr(path): np.asarray(leaf) for path, leaf in leaves}
-
-
-def _filled(template: Any, arrays: dict[str, np.ndarray], path: Path) -> Any:
-    """`template`'s structure with the saved arrays; CheckpointError where one is missing or misshapen."""
-    leaves, structure = jax.tree_util.tree_flatten_with_path(template)
-    out = []
-    for where, leaf in leaves:
-        name = jax.tree_util.keystr(where)
-        saved = arrays.get(name)
-        if saved is None or saved.shape != leaf.shape or saved.dtype != leaf.dtype:
-            found = "missing" if saved is None else f"{saved.dtype}{list(saved.shape)}"
-            expected = f"{leaf.dtype}{list(leaf.shape)}"
-            raise CheckpointError(f"{path}: corrupt checkpoint ({STATE}: {name} is {found}, not {expected})")
-        out.append(jnp.asarray(saved))
-    return jax.tree_util.tree_unflatten(structure, out)
-
-
 def save(
     path: Path, runner: Runner, figures: callbacks.Figures, config: TrainConfig, steps: int, final: bool
 ) -> None:
     """Write a checkpoint atomically: metadata, the runner's arrays, the metrics' windows."""
-    arrays = io.BytesIO()
-    np.savez(arrays, **_arrays(runner._asdict()))  # type: ignore[arg-type]
-    blob = io.BytesIO()
-    with zipfile.ZipFile(blob, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(checkpoint.META, json.dumps(checkpoint.new_meta(config, steps, final), indent=2))
-        archive.writestr(STATE, arrays.getvalue())
-        archive.writestr(checkpoint.RESUME, pickle.dumps({"metrics": figures.state()}))
-    write_atomic(path, blob.getvalue())
+    state = {"runner": checkpoint.flat_arrays(runner._asdict()), "resume": {"metrics": figures.state()}}
+    checkpoint.write(path, checkpoint.new_meta(config, steps, final), state)
 
 
-def _read(path: Path, meta: dict[str, Any], resume: bool) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """A jax-ppo checkpoint's arrays, and its resume state if `resume` (CRCs checked first).
-
-    Playing a policy reads only the arrays (`allow_pickle=False`): nothing in the file is unpickled.
-    """
-    if meta.get("algo") != "jax-ppo":
-        raise CheckpointError(f"{path}: a {meta.get('algo')!r} checkpoint, not a jax-ppo one")
-    members = checkpoint.read_members(path, (STATE, checkpoint.RESUME) if resume else (STATE,))
-    try:
-        with np.load(io.BytesIO(members[STATE]), allow_pickle=False) as saved:
-            arrays = {name: saved[name] for name in saved.files}
-        state = pickle.loads(members[checkpoint.RESUME]) if resume else {}
-    except Exception as error:  # a member that does not parse: corrupt, whatever the reason
-        raise CheckpointError(f"{path}: corrupt checkpoint ({error})") from error
-    return arrays, state
-
-
-def load(path: Path, config: TrainConfig) -> tuple[Runner, dict[str, Any]]:
-    """The runner a checkpoint of `config`'s run saved, ready to continue; and its resume state."""
-    meta = checkpoint.read_meta(path)
-    assert meta is not None
-    arrays, resume = _read(path, meta, resume=True)
+def load(ck: checkpoint.Checkpoint, config: TrainConfig) -> Runner:
+    """The runner a checkpoint of `config`'s run saved, ready to continue."""
     hyper, settings = Hyper.of(config), settings_of(config)
     template = jax.eval_shape(functools.partial(new_runner, config, settings, hyper))
-    return Runner(**_filled(template._asdict(), arrays, path)), resume
+    return Runner(**checkpoint.filled(ck, template._asdict(), checkpoint.part(ck, "runner"), "runner"))
 
 
 class SavedPolicy:
@@ -503,13 +450,14 @@ class SavedPolicy:
         return self._act(self.params, obs, jnp.asarray(masks))
 
 
-def load_policy(path: Path, meta: dict[str, Any]) -> SavedPolicy:
-    """The policy of the jax-ppo checkpoint at `path` (whose metadata is `meta`)."""
-    arrays, _ = _read(path, meta, resume=False)
-    saved = meta["config"]
-    net_arch = tuple(saved.get("hyperparameters", {}).get("net_arch", Hyper.net_arch))
+def saved_policy(ck: checkpoint.Checkpoint) -> SavedPolicy:
+    """The policy of a jax-ppo checkpoint (its parameters only: the optimizer and games are not read)."""
+    net_arch = Hyper.of(config_from_json(ck.meta["config"], playing=True)).net_arch
     template = jax.eval_shape(
-        functools.partial(init_params, jax.random.PRNGKey(0), meta["action_mode"], net_arch)
+        functools.partial(init_params, jax.random.PRNGKey(0), ck.meta["action_mode"], net_arch)
     )
-    params = _filled({"params": template}, arrays, path)["params"]
-    return SavedPolicy(params, meta["action_mode"])
+    runner = checkpoint.part(ck, "runner")
+    if not isinstance(runner, dict):
+        raise ck.error("runner: not a table of arrays")
+    params = checkpoint.filled(ck, {"params": template}, runner, "runner")["params"]
+    return SavedPolicy(params, ck.meta["action_mode"])

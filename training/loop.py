@@ -69,22 +69,42 @@ def env_state(env: Any) -> dict[str, Any]:
     """The vector env's games, JAX keys, move counters and reset generator (numpy)."""
     engine = env.venv.core
     return {
-        "states": jax.tree_util.tree_map(np.asarray, engine.states),
+        "states": checkpoint.flat_arrays(engine.states),
         "keys": np.asarray(engine.keys),
         "learner_moves": engine.learner_moves.copy(),
         "np_random": env.venv.np_random.bit_generator.state,
     }
 
 
-def set_env_state(env: Any, state: dict[str, Any]) -> None:
-    """Put back what `env_state` took."""
+def set_env_state(ck: checkpoint.Checkpoint, env: Any) -> None:
+    """Put back what `env_state` took; CheckpointError where it does not fit this env."""
     engine = env.venv.core
-    engine.states = jax.tree_util.tree_map(jnp.asarray, state["states"])
-    engine.keys = jnp.asarray(state["keys"])
-    engine.learner_moves[:] = state["learner_moves"]
+    saved = checkpoint.part(ck, "resume", "env")
+    if not isinstance(saved, dict):
+        raise ck.error("resume.env: not a table")
+    # The shapes of the env's games and keys, as a reset would make them (without playing one).
+    keys = jax.ShapeDtypeStruct((engine.size, 2), jnp.uint32)
+    states, keys = jax.eval_shape(core.new_frames, keys, engine.settings.variant)
+    engine.states = checkpoint.filled(ck, states, saved.get("states"), "resume.env.states")
+    engine.keys = checkpoint.filled(ck, keys, {"": saved.get("keys")}, "resume.env.keys")
+    moves = saved.get("learner_moves")
+    if not isinstance(moves, np.ndarray) or moves.shape != engine.learner_moves.shape:
+        raise ck.error("resume.env.learner_moves: not one count per table")
+    engine.learner_moves[:] = moves
     generator = np.random.Generator(np.random.PCG64())
-    generator.bit_generator.state = state["np_random"]
+    try:
+        generator.bit_generator.state = saved["np_random"]
+    except (TypeError, ValueError, KeyError) as error:
+        raise ck.error(f"resume.env.np_random: not a PCG64 state ({error})") from error
     env.venv.np_random = generator
+
+
+def pool_of(ck: checkpoint.Checkpoint) -> list[str]:
+    """The league's pool of past checkpoints; CheckpointError unless each names a file."""
+    pool = checkpoint.part(ck, "resume", "pool")
+    if not isinstance(pool, list) or not all(isinstance(p, str) and Path(p).is_file() for p in pool):
+        raise ck.error("resume.pool: not a list of this run's checkpoint files")
+    return pool
 
 
 def check_device(device: str) -> None:
@@ -117,10 +137,9 @@ def train(
     from piramida.training.callbacks import TrainingCallback, progress_bar
 
     check_device(config.device)
-    if resume is not None:
-        meta = checkpoint.read_meta(resume)
-        assert meta is not None
-        checkpoint.check_fits(resume, meta, config, IDENTITY)
+    saved = checkpoint.read(resume) if resume is not None else None
+    if saved is not None:
+        checkpoint.check_fits(saved.path, saved.meta, config, IDENTITY)
     rounds = config.round_moves()
     every, total = round_up(config.checkpoint_every, rounds), round_up(config.steps, rounds)
     settings = core.settings_from(
@@ -138,17 +157,13 @@ def train(
         shot_limit=config.shot_limit,
     )
     algorithm = checkpoint.algorithm_class(config.algo)
-    saved: dict[str, Any] | None = None
-    if resume is not None:
-        model, saved = checkpoint.load(resume, env, config.device)
-        set_env_state(env, saved["env"])
-        league.pool = list(saved["pool"])
-    else:
-        model = algorithm(
-            "MlpPolicy", env, seed=config.seed, device=config.device, verbose=0, **config.hyper()
-        )
-        if config.action_mode == "assisted":
-            prior.apply_sb3(model, config.assisted_prior)
+    model = algorithm("MlpPolicy", env, seed=config.seed, device=config.device, verbose=0, **config.hyper())
+    if saved is not None:  # the fresh model takes the saved one's state
+        checkpoint.restore_model(saved, model)
+        set_env_state(saved, env)
+        league.pool = pool_of(saved)
+    elif config.action_mode == "assisted":
+        prior.apply_sb3(model, config.assisted_prior)
     league.live = checkpoint.deterministic(model, config.algo)
     out.mkdir(parents=True, exist_ok=True)
     model.set_logger(configure(str(out / "tensorboard"), ["tensorboard"]))
@@ -157,8 +172,11 @@ def train(
     task = bar.add_task("training", total=total, completed=model.num_timesteps, rate=0.0)
     callback = TrainingCallback(config.tables, rounds, league, (bar, task))
     if saved is not None:
-        callback.set_state(saved["metrics"])
-        checkpoint.set_rng_states(saved["rng"], model)
+        try:
+            callback.set_state(checkpoint.part(saved, "resume", "metrics"))
+        except (KeyError, TypeError, ValueError) as error:
+            raise saved.error(f"resume.metrics: {error}") from error
+        checkpoint.set_rng_states(saved, checkpoint.part(saved, "resume", "rng"), model)
     extra = {"use_masking": True} if config.algo == "maskable-ppo" else {}
     start, moves_at_start = time.perf_counter(), model.num_timesteps
     with bar:
@@ -193,4 +211,5 @@ def _save(path: Path, model: Any, env: Any, callback: Any, config: TrainConfig, 
         "pool": list(callback.league.pool),
         "league": {"round": callback.league.round, "playing": callback.league.current_name},  # for the record
     }
-    checkpoint.save(path, model, checkpoint.new_meta(config, model.num_timesteps, final), resume_state)
+    state = {"model": checkpoint.model_state(model), "resume": resume_state}
+    checkpoint.write(path, checkpoint.new_meta(config, model.num_timesteps, final), state)

@@ -1,7 +1,8 @@
 """A saved policy as a player: what `piramida eval` and `piramida play` put at the table.
 
-A saved policy is a stable-baselines3 `.zip` (PPO, SAC or MaskablePPO) or a `--algo
-jax-ppo` checkpoint (which masks its slots with the legal ones); it plays through
+A saved policy is a `piramida train` checkpoint (PPO, SAC, MaskablePPO or jax-ppo, whose
+masked policies choose among the legal slots only) or, with `--trust-pickle`, a
+stable-baselines3 `.zip` saved elsewhere (`training.checkpoint`); it plays through
 the environments' encoding (`envs.opponents`): the one a `piramida train` checkpoint names
 in its metadata (its action mode, observation and shot limit), else the default (raw
 actions, flat observations). `load_policy` accepts a file only if it loads and answers a

@@ -18,11 +18,12 @@ let view = null, game = null, anim = null, replay = null;
 let clockOffset = 0; // local time - server time, s
 const ui = { mode: "aim", phi: 90, a: 0, b: 0, own: null, place: null, call: {}, take: null, drag: null };
 
-async function api(method, path, body) {
+// The server refuses a body that is not of a JSON type (server.py): every body names its type.
+async function api(method, path, body, type = "application/json") {
   const init = { method, headers: {} };
   if (body !== undefined) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
-    init.headers["Content-Type"] = "application/json";
+    init.headers["Content-Type"] = type;
   }
   const response = await fetch(path, init);
   const data = await response.json();
@@ -383,7 +384,7 @@ $("load").addEventListener("change", async () => {
   showError("");
   setBusy("thinking-referee");
   try {
-    const data = await api("POST", "/api/replay", await file.text());
+    const data = await api("POST", "/api/replay", await file.text(), "application/jsonl");
     replay = { ...data, index: -1, positions: [] };
     $("replay").hidden = false;
     const r = data.report;
