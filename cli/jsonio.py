@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from piramida.physics import jsontext
+from piramida.physics.fields import FieldError, shown
 from piramida.physics.files import write_atomic
-from piramida.rules import jsontext
-from piramida.rules.fields import FieldError, shown
 
 T = TypeVar("T")
 Numbered = Sequence[tuple[int | None, Any]]  # (line number, or None for a lone object; value)

@@ -17,13 +17,13 @@ import numpy as np
 
 from piramida.cli import jsonio
 from piramida.cli.spec import parse_setup
+from piramida.physics.fields import FieldError, member
 from piramida.physics.kernel import contact_distance, touching_cushion
 from piramida.physics.motion import STATIONARY
 from piramida.physics.params import Models
 from piramida.rules import codec, match
 from piramida.rules import state as st
 from piramida.rules.decisions import decide_one
-from piramida.rules.fields import FieldError, member
 from piramida.rules.referee import adjudicate_one
 
 REQUEST_FIELDS = (

@@ -12,7 +12,7 @@ import numpy as np
 import piramida.physics as ph
 from piramida.cli import jsonio
 from piramida.cli.spec import Request, parse_request, result_to_json
-from piramida.rules.fields import FieldError
+from piramida.physics.fields import FieldError
 
 
 def add_parser(commands: Any) -> None:

@@ -17,13 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import piramida.physics as ph
-from piramida.physics.kernel import DEFAULT_CAPACITY, contact_distance
-from piramida.physics.layouts import MAX_BALLS
-from piramida.physics.params import BALL_BALL_MODELS, CUSHION_CONTACTS, CUSHION_MODELS, PARAM_NAMES
-from piramida.physics.strike import MAX_ELEVATION, MAX_SPEED, MAX_TIP_OFFSET
-from piramida.physics.table import DEFAULT_TABLE, PRESETS, SPEC_FIELDS, TableSpec
-from piramida.physics.validate import InputError, check_balls, check_strikes, check_table
-from piramida.rules.fields import (
+from piramida.physics.fields import (
     FieldError,
     Range,
     read_bool,
@@ -33,6 +27,12 @@ from piramida.rules.fields import (
     read_object,
     shown,
 )
+from piramida.physics.kernel import DEFAULT_CAPACITY, contact_distance
+from piramida.physics.layouts import MAX_BALLS
+from piramida.physics.params import BALL_BALL_MODELS, CUSHION_CONTACTS, CUSHION_MODELS, PARAM_NAMES
+from piramida.physics.strike import MAX_ELEVATION, MAX_SPEED, MAX_TIP_OFFSET
+from piramida.physics.table import DEFAULT_TABLE, PRESETS, SPEC_FIELDS, TableSpec
+from piramida.physics.validate import InputError, check_balls, check_strikes, check_table
 
 REQUEST_FIELDS = ("table", "params", "models", "balls", "strike", "capacity", "record")
 STRIKE_FIELDS = ("ball", "speed", "phi", "theta", "a", "b")

@@ -30,9 +30,9 @@ from piramida.agents import candidates as cands
 from piramida.envs import actions as act
 from piramida.envs import observation as obs
 from piramida.physics import noise as noise_model
+from piramida.physics.fields import read_int, read_number
 from piramida.rules import ids
 from piramida.rules import state as st
-from piramida.rules.fields import read_int, read_number
 from piramida.rules.game import Move, Outcome, play, where_tables
 
 LEARNER, OPPONENT = 0, 1

@@ -20,7 +20,7 @@ from piramida.agents import Agent
 from piramida.envs import actions as act
 from piramida.envs import core, opponents
 from piramida.envs import observation as encoding
-from piramida.rules.fields import read_int
+from piramida.physics.fields import read_int
 
 
 class PyramidVectorEnv(VectorEnv[Any, Any, Any]):

@@ -21,13 +21,13 @@ import numpy as np
 import piramida.physics as ph
 from piramida.agents.protocol import Agent
 from piramida.physics import noise
+from piramida.physics.fields import FieldError
 from piramida.physics.params import PYRAMID_PARAMS, Models
 from piramida.physics.trajectory import trajectory
 from piramida.physics.validate import InputError, check_strikes
 from piramida.rules import codec, ids, match, placement
 from piramida.rules import state as st
 from piramida.rules.decisions import Decision, decide_one
-from piramida.rules.fields import FieldError
 from piramida.rules.game import CAPACITY, Move, strike_of
 from piramida.rules.referee import adjudicate_one, record_of
 from piramida.rules.verdict import INVALID

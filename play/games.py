@@ -30,13 +30,13 @@ from piramida.agents import PLANNERS, make_agent
 from piramida.agents.protocol import Agent
 from piramida.agents.random_agent import RandomAgent
 from piramida.physics import noise
+from piramida.physics.fields import FieldError, read_bool, read_int, read_number, read_object, shown
 from piramida.play import clock, engine, words
 from piramida.play.store import Store, UnknownGameError
 from piramida.rules import codec, ids, match
 from piramida.rules import state as st
 from piramida.rules import verdict as vd
 from piramida.rules.decisions import Decision
-from piramida.rules.fields import FieldError, read_bool, read_int, read_number, read_object, shown
 from piramida.training.players import load_policy
 
 VERSION = 1

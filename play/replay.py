@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 import piramida.physics as ph
+from piramida.physics.fields import FieldError
 from piramida.play import engine, words
 from piramida.rules import codec, ids, match
-from piramida.rules.fields import FieldError
 
 NAMES = ("Player 0", "Player 1")
 

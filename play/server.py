@@ -50,14 +50,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from piramida.physics import markings
+from piramida.physics import jsontext, markings
+from piramida.physics.fields import FieldError, shown
 from piramida.physics.runtime import configure
 from piramida.play import engine
 from piramida.play.games import Games, PlayError, Settings
 from piramida.play.replay import replay
 from piramida.play.store import Store
-from piramida.rules import jsontext
-from piramida.rules.fields import FieldError, shown
 
 STATIC = Path(str(resources.files("piramida.play") / "static"))
 Handler = Callable[[Request], Awaitable[Response]]

@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from piramida.physics import jsontext
 from piramida.physics.files import write_atomic
-from piramida.rules import jsontext
 
 DEFAULT_DIR = Path.home() / ".cache" / "piramida" / "games"
 GAME_ID = re.compile(r"[0-9a-f]{16}")

@@ -15,13 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from piramida.physics import events as ev
-from piramida.physics.kernel import Snapshot
-from piramida.physics.table import CUSHION_NAMES, POCKET_NAMES
-from piramida.rules import ids
-from piramida.rules import state as st
-from piramida.rules import verdict as vd
-from piramida.rules.decisions import Decision, default_decision, eligible_balls
-from piramida.rules.fields import (
+from piramida.physics.fields import (
     FieldError,
     member,
     read_bool,
@@ -31,6 +25,12 @@ from piramida.rules.fields import (
     read_object,
     shown,
 )
+from piramida.physics.kernel import Snapshot
+from piramida.physics.table import CUSHION_NAMES, POCKET_NAMES
+from piramida.rules import ids
+from piramida.rules import state as st
+from piramida.rules import verdict as vd
+from piramida.rules.decisions import Decision, default_decision, eligible_balls
 from piramida.rules.referee import ShotRecord
 from piramida.rules.variants import CLASSIC_LAST_BALL_BONUS
 

@@ -24,12 +24,13 @@ from typing import Any
 
 import numpy as np
 
+from piramida.physics import jsontext
+from piramida.physics.fields import FieldError, read_number, read_object, shown
 from piramida.physics.files import write_atomic
 from piramida.physics.motion import STATIONARY
-from piramida.rules import codec, ids, jsontext
+from piramida.rules import codec, ids
 from piramida.rules import state as st
 from piramida.rules.decisions import Decision, decide_one
-from piramida.rules.fields import FieldError, read_number, read_object, shown
 from piramida.rules.referee import ShotRecord, adjudicate_one
 from piramida.rules.verdict import Ruling
 

@@ -30,11 +30,11 @@ from test_cli_referee import break_request, foul_request
 from piramida.cli import jsonio, referee, spec
 from piramida.cli import simulate as simulate_cli
 from piramida.cli.main import main
-from piramida.physics import kernel
+from piramida.physics import jsontext, kernel
+from piramida.physics.fields import FieldError
 from piramida.physics.params import PARAM_NAMES
 from piramida.physics.table import PYRAMID_SPEC, SPEC_FIELDS
-from piramida.rules import codec, jsontext
-from piramida.rules.fields import FieldError
+from piramida.rules import codec
 
 REFEREE_REQUESTS = [break_request(), foul_request()]
 # A shot with every optional field, and a ball with its own motion, for the mutations.

@@ -38,10 +38,10 @@ from typing import Any
 import jax
 import numpy as np
 
+from piramida.physics import jsontext
+from piramida.physics.fields import FieldError, shown
 from piramida.physics.files import write_atomic
 from piramida.physics.runtime import library_versions
-from piramida.rules import jsontext
-from piramida.rules.fields import FieldError, shown
 from piramida.training import datatree
 
 FORMAT = "piramida-checkpoint"

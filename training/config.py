@@ -26,8 +26,8 @@ from piramida.agents import AGENTS
 from piramida.agents.search import LEVELS
 from piramida.envs.core import MAX_COUNT
 from piramida.physics import noise as noise_model
+from piramida.physics.fields import FieldError, read_bool, read_int, read_number, shown
 from piramida.rules import ids
-from piramida.rules.fields import FieldError, read_bool, read_int, read_number, shown
 from piramida.training import prior
 
 ALGOS = ("ppo", "sac", "maskable-ppo", "jax-ppo")

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from piramida.rules import jsontext
-from piramida.rules.fields import FieldError, shown
+from piramida.physics import jsontext
+from piramida.physics.fields import FieldError, shown
 
 # Tags of the nodes JSON has no form for; a dict whose keys are all plain strings stays a dict.
 ARRAY, TENSOR, SCALAR, TUPLE, DEQUE, ITEMS = (

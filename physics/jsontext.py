@@ -15,7 +15,7 @@ import json
 import math
 from typing import Any
 
-from piramida.rules.fields import FieldError, shown
+from piramida.physics.fields import FieldError, shown
 
 # Deeper than any document of the contracts (a state is 4 levels deep); far below the
 # recursion limit, so that readers walking a value never overflow the stack.

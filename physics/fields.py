@@ -1,9 +1,9 @@
 """Readers of JSON fields whose errors name the field (`balls[2].x: expected ...`).
 
-One set for both JSON contracts, `piramida simulate` (`cli.spec`) and the referee
-(`rules.codec`), so that the two commands word the same mistake the same way. It lives
-in rules/ because cli/ may import rules/ but rules/ never imports cli/. A value from the
-input appears in a message only through `shown`, cut short: a hostile value is named,
+One set for every JSON reader (the shot contract, the referee's states, the play API,
+training configs), so that every entry point words the same mistake the same way. It
+lives in physics/, the bottom of the house, so that every room may use it. A value from
+the input appears in a message only through `shown`, cut short: a hostile value is named,
 never echoed whole.
 """
 
