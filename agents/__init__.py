@@ -1,6 +1,8 @@
 """piramida.agents: bots that play from the game state (the agent protocol, random, greedy, search).
 
-`make_agent` builds one by name, so matches and the command line can name their bots.
+`make_agent` builds one by name, and `make_bot` from a player's name (`greedy`,
+`search:medium`), so matches, the environments and the command line name bots alike
+(saved policies join them in `training.players`).
 The module `candidates` keeps its name (its function of the same name, and `aim`, are not
 re-exported here, so that `from piramida.agents import candidates` is the module).
 """
@@ -12,7 +14,7 @@ from piramida.agents.candidates import Candidates, PowerRule
 from piramida.agents.greedy import GreedyAgent
 from piramida.agents.protocol import Agent
 from piramida.agents.random_agent import RandomAgent
-from piramida.agents.search import SearchAgent
+from piramida.agents.search import DEFAULT_LEVEL, LEVELS, SearchAgent
 
 AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
@@ -32,8 +34,34 @@ def make_agent(name: str, **kwargs: Any) -> Agent:
     return AGENTS[name](**kwargs)
 
 
+def check_bot(name: str) -> str:
+    """`name` if it names a bot (`search` and `search:LEVEL` too); else a ValueError saying what is known."""
+    bot, colon, level = name.partition(":")
+    if bot not in AGENTS:
+        levels = ", ".join(f"search:{k}" for k in LEVELS)
+        raise ValueError(f"unknown bot {name!r}; choose from {', '.join(sorted(AGENTS))} ({levels})")
+    if colon and bot not in PLANNERS:
+        raise ValueError(f"bot {name!r}: only search takes a level")
+    if colon and level not in LEVELS:
+        raise ValueError(f"bot {name!r}: unknown search level; choose from {', '.join(LEVELS)}")
+    return name
+
+
+def make_bot(name: str, noise_level: float) -> Agent:
+    """The bot called `name` (`random`, `greedy`, `search`, `search:LEVEL`) for games at `noise_level`.
+
+    The planners plan for the noise of the games they play, so they are built per noise level.
+    """
+    bot, _, level = check_bot(name).partition(":")
+    kwargs: dict[str, Any] = {"noise_level": noise_level} if bot in PLANNERS else {}
+    if level:
+        kwargs["level"] = level
+    return make_agent(bot, **kwargs)
+
+
 __all__ = [
     "AGENTS",
+    "DEFAULT_LEVEL",
     "PLANNERS",
     "Agent",
     "Candidates",
@@ -41,5 +69,7 @@ __all__ = [
     "PowerRule",
     "RandomAgent",
     "SearchAgent",
+    "check_bot",
     "make_agent",
+    "make_bot",
 ]

@@ -331,8 +331,7 @@ def run_piramida(
     Consecutive specs with the same table, params and models share a batch; each batch
     is padded with one-ball tables at rest, so every run has the same shape.
     """
-    from piramida.cli.simulate import run_requests
-    from piramida.cli.spec import parse_request
+    from piramida.physics.contract import parse_request, run_requests
 
     out: list[dict[str, Any]] = []
     k = 0
@@ -370,7 +369,7 @@ def reference_spec(spec: dict[str, Any]) -> dict[str, Any]:
 
 def run_reference_one(spec: dict[str, Any]) -> dict[str, Any]:
     """pooltool's result, or {"error": ...} if pooltool raised."""
-    from piramida.cli.pooltool_bridge import run_pooltool
+    from piramida.physics.pooltool_bridge import run_pooltool
 
     try:
         return run_pooltool(reference_spec(spec))

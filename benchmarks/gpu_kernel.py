@@ -32,7 +32,7 @@ def emit(out: str, **row: Any) -> None:
 
 def kernel(out: str, block: str) -> None:
     """Shots/s and events/s per workload and batch size, first-call time, one shot's latency."""
-    from piramida.cli.bench import time_kernel
+    from piramida.physics.workloads import time_kernel
 
     emit(out, section="kernel", devices=[str(d) for d in jax.devices()], jax=jax.__version__, block_dim=block)
     plan = [
@@ -54,7 +54,7 @@ def kernel(out: str, block: str) -> None:
 def ppo(out: str) -> None:
     """Learner moves per second of `jax-ppo` against greedy, and the time of its first round."""
     from piramida.envs import functional
-    from piramida.training import jax_ppo
+    from piramida.training import ppo, runs
     from piramida.training.config import TrainConfig
 
     emit(out, section="ppo", devices=[str(d) for d in jax.devices()])
@@ -63,10 +63,10 @@ def ppo(out: str) -> None:
         hyper = {"n_steps": n_steps, "batch_size": tables * n_steps // 8, "n_epochs": 4}
         config = TrainConfig(algo="jax-ppo", variant="free", action_mode="assisted", tables=tables,
                              opponent="greedy", seed=0, hyperparameters=hyper, noise=0.15)  # fmt: skip
-        h, settings = jax_ppo.Hyper.of(config), jax_ppo.settings_of(config)
+        h, settings = ppo.Hyper.of(config), runs.settings_of(config)
         t = time.perf_counter()
-        runner = jax_ppo.new_runner(config, settings, h)
-        update = jax_ppo.make_update(settings.action_mode, config.opponent, h)
+        runner = ppo.new_runner(config, settings, h)
+        update = ppo.make_update(settings.action_mode, config.opponent, h)
         numbers = functional.EnvParams.of(settings)
         runner = jax.block_until_ready(update(runner, numbers))[0]
         warm = time.perf_counter() - t

@@ -50,8 +50,9 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 import piramida.physics as ph
-from piramida.cli.bench import random_shots
+from piramida.physics.contract import STRIKE_FIELDS
 from piramida.physics.layouts import break_positions
+from piramida.physics.workloads import random_shots
 
 Recording = Mapping[str, np.ndarray]
 
@@ -78,7 +79,6 @@ LISTED = 10  # shots listed per group whose sequences differ (for debugging)
 # Gaps (m) of frozen balls: exact touching, rounding-level and up to the rules' 1e-4 m
 # contact epsilon (kept clear of it, where the start snapshot would hinge on rounding).
 FROZEN_GAPS = (0.0, 1e-9, 1e-7, 1e-6, 1e-5, 5e-5)
-STRIKE_FIELDS = ("ball", "speed", "phi", "theta", "a", "b")
 INPUT_FIELDS = ("in_r", "in_v", "in_w", "in_s", *(f"in_{f}" for f in STRIKE_FIELDS))
 START_FIELDS = ("cushion", "touching", "on_centre_line")
 LOG_FIELDS = ("t", "kind", "a", "b")

@@ -28,7 +28,7 @@ from rich.table import Table
 import piramida.physics  # noqa: F401 (float64, which the game states need)
 from piramida.envs import functional
 from piramida.physics.files import write_atomic
-from piramida.training import jax_ppo
+from piramida.training import ppo, runs
 from piramida.training.config import TrainConfig
 
 
@@ -66,10 +66,10 @@ def sb3_speed(args: argparse.Namespace, tables: int) -> dict[str, Any]:
 def jax_speed(args: argparse.Namespace, tables: int) -> dict[str, Any]:
     """jax-ppo's jitted round: one warm-up round (the reset and the round compile), then timed rounds."""
     config = config_of("jax-ppo", args, tables)
-    hyper, settings = jax_ppo.Hyper.of(config), jax_ppo.settings_of(config)
+    hyper, settings = ppo.Hyper.of(config), runs.settings_of(config)
     started = time.perf_counter()
-    runner = jax_ppo.new_runner(config, settings, hyper)
-    update = jax_ppo.make_update(settings.action_mode, config.opponent, hyper)
+    runner = ppo.new_runner(config, settings, hyper)
+    update = ppo.make_update(settings.action_mode, config.opponent, hyper)
     numbers = functional.EnvParams.of(settings)
     runner = jax.block_until_ready(update(runner, numbers))[0]
     warmup = time.perf_counter() - started

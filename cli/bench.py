@@ -18,16 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table as RichTable
 
 import piramida.physics as ph
-from piramida.physics.layouts import break_positions
-from piramida.physics.motion import STATIONARY
 from piramida.physics.strike import cue_impulse
 from piramida.physics.table import PRESETS, SPEC_FIELDS
+from piramida.physics.workloads import WORKLOADS, random_shots, time_kernel
 
 
 def add_parser(commands: Any) -> None:
@@ -51,93 +49,6 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--compile", action="store_true", help="also time a cold compile and a cached start")
     parser.add_argument("--json", help="write the figures to this JSON file")
     parser.set_defaults(run=run)
-
-
-def random_shots(
-    seed: int, batch: int, width: float, length: float, R: float
-) -> tuple[ph.BallState, ph.Strike]:
-    """`batch` random 16-ball layouts with a random strike of ball 0 (1-5 m/s, any aim)."""
-    key_layout, key_strike = jax.random.split(jax.random.PRNGKey(seed))
-    positions = jax.vmap(lambda k: ph.random_layout(k, width, length, 16, R))(
-        jax.random.split(key_layout, batch)
-    )
-    u = jax.random.uniform(key_strike, (batch, 4))
-    balls = ph.BallState(
-        r=positions,
-        v=jnp.zeros((batch, 16, 2)),
-        w=jnp.zeros((batch, 16, 3)),
-        s=jnp.full((batch, 16), STATIONARY, jnp.int32),
-    )
-    strikes = ph.Strike(
-        ball=jnp.zeros(batch, jnp.int32),
-        speed=1.0 + 4.0 * u[:, 0],
-        phi=360.0 * u[:, 1],
-        theta=jnp.zeros(batch),
-        a=0.4 * (u[:, 2] - 0.5),
-        b=0.4 * (u[:, 3] - 0.5),
-    )
-    return balls, strikes
-
-
-def break_shots(
-    seed: int, batch: int, width: float, length: float, R: float
-) -> tuple[ph.BallState, ph.Strike]:
-    """`batch` breaks: the full rack, ball 0 in the house, 6-9 m/s within a degree of the apex."""
-    positions = jnp.asarray(break_positions(width, length, R))
-    balls = jax.tree_util.tree_map(lambda x: jnp.repeat(x[None], batch, axis=0), ph.at_rest(positions))
-    u = jax.random.uniform(jax.random.PRNGKey(seed), (batch, 2))
-    strikes = ph.Strike(
-        ball=jnp.zeros(batch, jnp.int32),
-        speed=6.0 + 3.0 * u[:, 0],
-        phi=89.0 + 2.0 * u[:, 1],
-        theta=jnp.zeros(batch),
-        a=jnp.zeros(batch),
-        b=jnp.zeros(batch),
-    )
-    return balls, strikes
-
-
-WORKLOADS = {"random16": random_shots, "break": break_shots}
-CAPACITY = {"random16": 256, "break": 1024}
-
-
-def time_kernel(workload: str, size: int, min_shots: int) -> dict[str, Any]:
-    """Throughput of one workload at one batch size (after a warm-up call)."""
-    table, params = ph.preset(), ph.PYRAMID_PARAMS
-    make = WORKLOADS[workload]
-    balls, strikes = make(0, size, float(table.width), float(table.length), float(params.R))
-    started = time.perf_counter()
-    jax.block_until_ready(ph.simulate(table, balls, strikes, params, capacity=CAPACITY[workload]))
-    warmup = time.perf_counter() - started
-    # Enough calls for `min_shots`, at most 50 (batch 1 would take long).
-    calls = min(max(1, -(-min_shots // size)), 50)
-    # Made (and finished: JAX computes them asynchronously) before the clock starts.
-    batches = jax.block_until_ready(
-        [make(k + 1, size, float(table.width), float(table.length), float(params.R)) for k in range(calls)]
-    )
-    events = 0
-    overflow = 0
-    started = time.perf_counter()
-    for b, s in batches:
-        # The warm-up call checked these layouts' kind of input; the host check of every
-        # batch (about 25 ms per 1024 tables) is left out of the kernel's time.
-        result = ph.simulate(table, b, s, params, capacity=CAPACITY[workload], validate=False)
-        events += int(jnp.sum(result.log.count))
-        overflow += int(jnp.sum(result.log.overflow))
-    elapsed = time.perf_counter() - started
-    shots = calls * size
-    return {
-        "workload": workload,
-        "batch": size,
-        "shots": shots,
-        "seconds": elapsed,
-        "shots_per_s": shots / elapsed,
-        "events_per_s": events / elapsed,
-        "events_per_shot": events / shots,
-        "latency_ms": 1e3 * elapsed / calls,
-        "first_call_s": warmup,
-        "overflow": overflow,
-    }
 
 
 def pooltool_specs(count: int) -> list[dict[str, Any]]:
@@ -170,7 +81,7 @@ def pooltool_specs(count: int) -> list[dict[str, Any]]:
 
 def time_pooltool(count: int) -> dict[str, Any]:
     """Pooltool's single-process time per random16 shot (after one warm-up shot)."""
-    from piramida.cli.pooltool_bridge import run_pooltool
+    from piramida.physics.pooltool_bridge import run_pooltool
 
     specs = pooltool_specs(count + 1)
     run_pooltool(specs[0])  # numba compiles on first use
@@ -187,8 +98,9 @@ def time_pooltool(count: int) -> dict[str, Any]:
 
 
 STARTUP_SCRIPT = (
-    "import time; t = time.perf_counter(); import jax, piramida.cli.bench as b, piramida.physics as ph; "
-    "tab = ph.preset(); balls, s = b.random_shots(0, 1, 1.775, 3.55, 0.034); "
+    "import time; t = time.perf_counter(); import jax, piramida.physics as ph; "
+    "from piramida.physics.workloads import random_shots; tab, R = ph.preset(), ph.PYRAMID_PARAMS.R; "
+    "balls, s = random_shots(0, 1, float(tab.width), float(tab.length), R); "
     "jax.block_until_ready(ph.simulate(tab, balls, s)); print(time.perf_counter() - t)"
 )
 

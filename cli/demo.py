@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 import piramida.physics as ph
-from piramida.cli.spec import result_to_json
+from piramida.physics.contract import result_to_json
 from piramida.physics.layouts import break_positions
 
 
@@ -59,10 +59,10 @@ def add_parser(commands: Any) -> None:
 
 
 # The recommended recipe (README, "Training"): what `--train-steps` runs.
-RECIPE = (
-    "--algo", "maskable-ppo", "--action-mode", "assisted", "--opponent", "greedy",
-    "--variant", "free", "--noise", "pro", "--seed", "0",
-)  # fmt: skip
+RECIPE = {
+    "algo": "maskable-ppo", "action_mode": "assisted", "opponent": "greedy",
+    "variant": "free", "noise": "pro", "seed": 0,
+}  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,16 +78,19 @@ def run(args: argparse.Namespace) -> int:
 
 def learn(out: Path, steps: int, games: int, tables: int) -> int:
     """Train with `RECIPE` on `tables` tables for `steps` moves into out/train; evaluate it into out/eval."""
-    from piramida.cli.main import main
     from piramida.evaluation import curves
+    from piramida.evaluation.campaign import evaluate
+    from piramida.evaluation.tournament import Plan
+    from piramida.physics import noise
+    from piramida.rules import ids
+    from piramida.training import config, train
 
     console = Console()
     console.rule("learning to play Free pyramid: MaskablePPO against greedy")
-    every = str(max(1024, steps // 4))
-    command = ["train", *RECIPE, "--tables", str(tables), "--steps", str(steps), "--checkpoint-every", every]
-    status = main([*command, "--out", str(out / "train")])
-    if status != 0:
-        return status
+    every = max(1024, steps // 4)
+    recipe = config.build(RECIPE | {"tables": tables, "steps": steps, "checkpoint_every": every})
+    result = train(recipe, out / "train")
+    console.print(f"trained {result.steps} learner moves in {result.seconds:.0f} s")
     pots = curves.read(out / "train").get("piramida/pot_rate", [])
     if pots:
         (first_step, first), (last_step, last) = pots[0], pots[-1]
@@ -95,10 +98,11 @@ def learn(out: Path, steps: int, games: int, tables: int) -> int:
             f"pot success rate while training: {100 * first:.0f} % (first {first_step} moves) -> "
             f"{100 * last:.0f} % (at {last_step}); see it with tensorboard --logdir {out / 'train'}"
         )
-    agents = f"{out / 'train' / 'final.zip'},random,greedy"
-    return main(
-        ["eval", "--agents", agents, "--variants", "free", "--games", str(games), "--out", str(out / "eval")]
-    )
+    agents = (str(result.final), "random", "greedy")
+    plan = Plan(agents=agents, variants=(ids.FREE,), magnitude=noise.level("pro"), games=games)
+    command = f"piramida eval --agents {','.join(agents)} --variants free --games {games} --noise pro"
+    evaluate(plan, out / "eval", command)
+    return 0
 
 
 def break_shot(args: argparse.Namespace) -> None:

@@ -12,7 +12,6 @@ from typing import Any
 from piramida.cli import options
 from piramida.rules import ids
 
-BOTS = ("search", "greedy", "random")
 LEVELS = ("easy", "medium", "strong", "strongest")
 
 
@@ -56,15 +55,16 @@ def add_parser(commands: Any) -> None:
 
 def check_bot(name: str, noise_level: str) -> str | None:
     """None if `name` is a bot this app can play (a bot, or a saved policy that loads); else why not."""
+    from piramida.physics import noise
+    from piramida.play.games import BOTS
+    from piramida.training.players import PolicyError, make_player, names_a_file
+
     if name in BOTS:
         return None
-    from piramida.physics import noise
-    from piramida.training.players import PolicyError, load_policy, names_a_file
-
     if not names_a_file(name):
         return f"--bot: unknown bot {name!r}; choose one of {', '.join(BOTS)} or a saved policy (.zip)"
     try:
-        load_policy(name, noise.level(noise_level))
+        make_player(name, noise.level(noise_level))
     except PolicyError as error:
         return f"--bot {error}"
     return None

@@ -16,7 +16,7 @@ import jax
 import numpy as np
 
 from piramida.cli import jsonio
-from piramida.cli.spec import parse_setup
+from piramida.physics.contract import parse_setup
 from piramida.physics.fields import FieldError, member
 from piramida.physics.kernel import contact_distance, touching_cushion
 from piramida.physics.motion import STATIONARY

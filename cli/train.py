@@ -111,7 +111,8 @@ def fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Merge the settings, check them, train; exit status 2 for bad input (nothing written)."""
-    from piramida.training import CheckpointError, ConfigError, config, loop
+    from piramida.training import CheckpointError, ConfigError, config, train
+    from piramida.training.runs import latest_checkpoint
 
     options.apply_trust_pickle(args)
     try:
@@ -120,10 +121,10 @@ def run(args: argparse.Namespace) -> int:
         out = config.read_out(given.pop("out", values.pop("out", DEFAULT_OUT)))
         resume = None
         if args.resume is not None:
-            resume = Path(args.resume) if args.resume else loop.latest_checkpoint(out)
+            resume = Path(args.resume) if args.resume else latest_checkpoint(out)
             values |= saved_config(resume)
         settings = config.build(values | given)
-        result = loop.train(settings, out, resume, progress=not args.no_progress)  # it makes `out`
+        result = train(settings, out, resume, progress=not args.no_progress)  # it makes `out`
     except CheckpointError as error:
         return fail(f"--resume: {error}")
     except ConfigError as error:

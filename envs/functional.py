@@ -3,7 +3,7 @@
 `Core` steps the games from Python (its opponent may be any policy, an SB3 model too);
 here the opponent is a JAX bot named statically (`random` or `greedy`), so one learner
 move, the opponent's replies and the restart of ended frames fit in one traced function,
-and a training loop can `jit` (and `scan`) it whole (`training.jax_ppo`). As in `Core`,
+and a training loop can `jit` (and `scan`) it whole (`training.ppo`, `training.jax_driver`). As in `Core`,
 only the action mode, the observation kind and the bot shape the program: the numbers of
 the settings are an argument (`EnvParams`), so every variant, noise level and shot limit
 shares one compile.

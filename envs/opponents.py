@@ -1,4 +1,4 @@
-"""Opponents by name: a bot (`random`, `greedy`, ...), a saved policy, or the learner itself.
+"""Opponents: a bot by name (`random`, `greedy`, `search:LEVEL`), a policy over observations, or the learner.
 
 A bot plays from the game state (`agents.Agent.act`). A trained policy plays from the
 observation, so it becomes an opponent here, through the same encoding the learner uses:
@@ -9,13 +9,12 @@ player to move) and its action is decoded like the learner's.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import jax
 import numpy as np
 
-from piramida.agents import PLANNERS, Agent, make_agent
+from piramida.agents import Agent, make_bot
 from piramida.envs import core
 from piramida.rules import state as st
 from piramida.rules.game import Move
@@ -59,23 +58,25 @@ class ObservationOpponent:
 
 
 def resolve(opponent: str | Agent | ObservationPolicy, settings: core.Settings) -> core.Policy:
-    """A batch policy from a bot name, `self`, a saved model's path, an Agent, or a callable."""
+    """A batch policy from a bot's name, `self`, an Agent, or a callable over observations.
+
+    A saved policy is a player of `training.players` (`make_player(path, noise)`, an Agent):
+    the environments sit below training and never open a file themselves.
+    """
     if isinstance(opponent, str):
         if opponent == "self":
             return ObservationOpponent(settings, None, "self")
-        if opponent.endswith(".zip") or Path(opponent).exists():
-            path = Path(opponent)
-            if not path.exists():
-                raise ValueError(f"opponent: no saved model at {path}")
-            from piramida.training.checkpoint import policy_function  # torch and SB3 only when asked for
-
-            return ObservationOpponent(settings, policy_function(path)[0], str(path))
-        planning = {"noise_level": settings.noise} if opponent in PLANNERS else {}
-        return make_agent(opponent, **planning).act
+        try:
+            return make_bot(opponent, settings.noise).act
+        except ValueError as error:
+            raise ValueError(
+                f"opponent: {error}, or 'self'; a saved policy plays as "
+                "piramida.training.players.make_player(path, noise)"
+            ) from error
     if hasattr(opponent, "act"):
         return opponent.act
     if callable(opponent):
         return ObservationOpponent(settings, opponent, getattr(opponent, "__name__", "policy"))
     raise ValueError(
-        f"opponent: expected a bot name, 'self', a model path, an Agent or a callable, got {opponent!r}"
+        f"opponent: expected a bot name, 'self', an Agent or a callable, got {type(opponent).__name__}"
     )

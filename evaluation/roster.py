@@ -12,34 +12,17 @@ before any game.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-from typing import Any
 
-from piramida.agents import AGENTS, PLANNERS, Agent, make_agent
-from piramida.agents.search import DEFAULT_LEVEL, LEVELS
+from piramida.agents import DEFAULT_LEVEL, Agent
 from piramida.training import players
-from piramida.training.players import PolicyAgent
 
 
 def check_name(name: str) -> str:
     """`name` if it names a bot or an existing file (`check_policies` loads it); else ArgumentTypeError."""
-    if players.names_a_file(name):
-        if not Path(name).is_file():
-            raise argparse.ArgumentTypeError(f"agent {name!r}: no such file (a saved policy is a .zip file)")
-        return name
-    bot, _, level = name.partition(":")
-    if bot not in AGENTS:
-        raise argparse.ArgumentTypeError(
-            f"unknown agent {name!r}; choose from {', '.join(sorted(AGENTS))} "
-            f"(search levels: {', '.join(f'search:{k}' for k in LEVELS)}) or a saved policy (.zip)"
-        )
-    if level and bot != "search":
-        raise argparse.ArgumentTypeError(f"agent {name!r}: only search takes a level")
-    if level and level not in LEVELS:
-        raise argparse.ArgumentTypeError(
-            f"agent {name!r}: unknown search level; choose from {', '.join(LEVELS)}"
-        )
-    return name
+    try:
+        return players.check_name(name)
+    except players.PolicyError as error:
+        raise argparse.ArgumentTypeError(f"agent {error}") from error
 
 
 def parse_agents(text: str) -> list[str]:
@@ -69,23 +52,12 @@ def check_policies(names: list[str]) -> None:
     """
     for name in names:
         if players.names_a_file(name):
-            load_policy(name, 0.0)
-
-
-def load_policy(path: str, magnitude: float) -> PolicyAgent:
-    """The saved policy at `path` (`training.players.load_policy`); ArgumentTypeError if it fails."""
-    try:
-        return players.load_policy(path, magnitude)
-    except players.PolicyError as error:
-        raise argparse.ArgumentTypeError(f"agent {error}") from error
+            build(name, 0.0)
 
 
 def build(name: str, magnitude: float) -> Agent:
     """The player called `name` (a checked name) for games with execution noise `magnitude`."""
-    if players.names_a_file(name):
-        return load_policy(name, magnitude)
-    bot, _, level = name.partition(":")
-    kwargs: dict[str, Any] = {"noise_level": magnitude} if bot in PLANNERS else {}
-    if level:
-        kwargs["level"] = level
-    return make_agent(bot, **kwargs)
+    try:
+        return players.make_player(name, magnitude)
+    except players.PolicyError as error:
+        raise argparse.ArgumentTypeError(f"agent {error}") from error

@@ -81,7 +81,7 @@ class Meeting:
     recorder: Recorder | None
 
 
-def play(
+def play_meetings(
     plan: Plan,
     on_games: Callable[[int, str], None] | None = None,
     on_meeting: Callable[[Meeting], None] | None = None,

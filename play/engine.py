@@ -1,6 +1,6 @@
 """One move of a played game on one table: a shot (kernel, referee, sampled paths) or a decision.
 
-The app plays every shot, the human's and the bot's alike, through `play_shot`: the kernel
+The app plays every shot, the human's and the bot's alike, through `simulate_shot`: the kernel
 runs the shot with `record=True` on a batch of one table, the referee rules on it with
 `adjudicate_one` (the readable ruling with its rule ids, as `piramida referee` and the match
 record give it), and `physics.trajectory` samples the exact ball paths at fixed time steps
@@ -21,6 +21,7 @@ import numpy as np
 import piramida.physics as ph
 from piramida.agents.protocol import Agent
 from piramida.physics import noise
+from piramida.physics.contract import STRIKE_FIELDS
 from piramida.physics.fields import FieldError
 from piramida.physics.params import PYRAMID_PARAMS, Models
 from piramida.physics.trajectory import trajectory
@@ -30,14 +31,12 @@ from piramida.rules import state as st
 from piramida.rules.decisions import Decision, decide_one
 from piramida.rules.game import CAPACITY, Move, strike_of
 from piramida.rules.referee import adjudicate_one, record_of
-from piramida.rules.verdict import INVALID
 
 FRAME_DT = 1.0 / 30.0  # s between sampled frames; the page interpolates between them
 MIN_FRAMES = 64  # sample counts are padded to a power of two at least this: few compiles
 DIMS = st.DEFAULT_DIMS
 TABLE = ph.preset()
 PARAMS = PYRAMID_PARAMS
-STRIKE_FIELDS = ("speed", "phi", "theta", "a", "b")
 
 new_game = jax.jit(st.new_game, static_argnames=("variant", "dims"))  # eager JAX compiles op by op
 _placement_ok = jax.jit(placement.placement_ok)
@@ -46,7 +45,7 @@ _perturb = jax.jit(noise.perturb)
 
 def strike_json(strike: ph.Strike) -> dict[str, Any]:
     """A strike of host scalars as the referee schema's `strike` object, every field."""
-    return {"ball": int(strike.ball), **{name: float(getattr(strike, name)) for name in STRIKE_FIELDS}}
+    return {"ball": int(strike.ball), **{name: float(getattr(strike, name)) for name in STRIKE_FIELDS[1:]}}
 
 
 @dataclass
@@ -104,7 +103,7 @@ def _batched_strike(strike: ph.Strike) -> ph.Strike:
     return jax.tree_util.tree_map(lambda x: np.asarray([x]), strike)
 
 
-def play_shot(
+def simulate_shot(
     state: st.GameState,
     strike: ph.Strike,
     place: tuple[float, float] | None = None,
@@ -193,9 +192,3 @@ def bot_strike(m: Move, key: Any, magnitude: float) -> ph.Strike:
     """The bot's strike as executed: its intended strike plus execution noise (`physics.noise`)."""
     done = _perturb(strike_of(m), jnp.asarray(key), magnitude, DIMS.R)
     return jax.tree_util.tree_map(lambda x: np.asarray(x).item(), done)
-
-
-def invalid_words(names: list[str]) -> str:
-    """Why the referee refused a shot, in its own words."""
-    reasons = dict(INVALID)
-    return "; ".join(reasons[n] for n in names)

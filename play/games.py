@@ -26,7 +26,6 @@ import jax
 import numpy as np
 
 import piramida.physics as ph
-from piramida.agents import PLANNERS, make_agent
 from piramida.agents.protocol import Agent
 from piramida.agents.random_agent import RandomAgent
 from piramida.physics import noise
@@ -37,7 +36,7 @@ from piramida.rules import codec, ids, match
 from piramida.rules import state as st
 from piramida.rules import verdict as vd
 from piramida.rules.decisions import Decision
-from piramida.training.players import load_policy
+from piramida.training.players import make_player
 
 VERSION = 1
 BOTS = ("search", "greedy", "random")
@@ -90,12 +89,8 @@ def _choice(value: Any, path: str, names: tuple[str, ...]) -> str:
 
 
 def _agent_of(settings: Settings) -> Agent:
-    if settings.bot not in BOTS:
-        return load_policy(settings.bot, noise.level(settings.noise))
-    kwargs: dict[str, Any] = {}
-    if settings.bot in PLANNERS:
-        kwargs = {"level": settings.level, "noise_level": settings.noise}
-    return make_agent(settings.bot, **kwargs)
+    name = f"search:{settings.level}" if settings.bot == "search" else settings.bot
+    return make_player(name, noise.level(settings.noise))
 
 
 class Games:
@@ -222,7 +217,7 @@ class Games:
             call = None if fields.get("call") is None else codec.call_from_json(fields["call"])
             engine.check_shot(state, strike, place, call)
             declared = SLOW_PLAY if clock.timed_out(game["clock"]) else 0
-            played = engine.play_shot(state, strike, place, call, declared)
+            played = engine.simulate_shot(state, strike, place, call, declared)
             return self._after_shot(game, played, by=game["settings"]["human"])
 
     def decide(self, game_id: str, body: Any) -> dict[str, Any]:
@@ -359,7 +354,7 @@ def _bot_shot(agent: Agent, state: st.GameState, key: Any, settings: Settings) -
     call = None
     if int(state.variant) == ids.CLASSIC and int(move.call_ball) >= 0:
         call = (int(move.call_ball), int(move.call_pocket))
-    return engine.play_shot(state, strike, place, call)
+    return engine.simulate_shot(state, strike, place, call)
 
 
 def _state(game: dict[str, Any]) -> st.GameState:

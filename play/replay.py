@@ -52,12 +52,12 @@ def _step(entry: dict[str, Any], record: match.MatchRecord) -> dict[str, Any]:
         verdict = entry["verdict"]
         sentences = words.shot_words(verdict, NAMES)
         strike = entry.get("strike", {})
-        if all(name in strike for name in ("ball", *engine.STRIKE_FIELDS)):
+        if all(name in strike for name in engine.STRIKE_FIELDS):
             place = entry.get("place")
             xy = None if place is None else (float(place["x"]), float(place["y"]))
             shot = ph.Strike(**strike)
             engine.check_shot(state, shot, xy, None)
-            animation = engine.play_shot(state, shot, xy).animation
+            animation = engine.simulate_shot(state, shot, xy).animation
         else:  # a record from elsewhere, without the strike: the balls where they stopped
             animation = engine.still(codec.state_from_json(verdict["state"], record.variant, record.dims))
     return {

@@ -1,6 +1,9 @@
-"""JSON for the referee: game states, shots, shot results (the `simulate` schema), verdicts.
+"""JSON for the referee: game states, shots, shot records, verdicts.
 
-Used by `piramida referee` and by the match record. Every reader checks its input and
+Used by `piramida referee` and by the match record. A shot's result is a document of
+`piramida simulate` (`physics.contract`): its event records and start snapshot are read
+and written by the physics' own readers and writers, and only the checks against the game
+(which balls were on the table) are made here. Every reader checks its input and
 raises `FieldError` whose message starts with the field's path (`state.balls[3].x: ...`),
 never a traceback. Writers and readers round-trip exactly (floats as Python writes
 them), so a saved match re-adjudicates to the same verdicts.
@@ -15,9 +18,17 @@ import jax.numpy as jnp
 import numpy as np
 
 from piramida.physics import events as ev
+from piramida.physics.contract import (
+    RESULT_FIELDS,
+    STRIKE_FIELDS,
+    read_ball_list,
+    read_touches,
+    start_from_json,
+    start_to_json,
+)
+from piramida.physics.events import read_ball, read_pocket
 from piramida.physics.fields import (
     FieldError,
-    member,
     read_bool,
     read_int,
     read_name,
@@ -26,7 +37,7 @@ from piramida.physics.fields import (
     shown,
 )
 from piramida.physics.kernel import Snapshot
-from piramida.physics.table import CUSHION_NAMES, POCKET_NAMES
+from piramida.physics.table import POCKET_NAMES
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules import verdict as vd
@@ -41,23 +52,8 @@ _default = jax.jit(default_decision, static_argnames=("dims",))
 hand_region = jax.jit(st.hand_region, static_argnames=("dims",))
 start_balls = jax.jit(st.start_balls)
 
-MIN_CAPACITY = 64  # event logs read from JSON are padded to a power of two at least this
-
 
 # --- small readers --------------------------------------------------------------------
-
-
-def _ball(value: Any, path: str) -> int:
-    return read_int(value, path, 0, ids.N_BALLS - 1)
-
-
-def _ball_list(value: Any, path: str) -> list[int]:
-    if not isinstance(value, list):
-        raise FieldError(f"{path}: expected a list of ball ids")
-    out = [_ball(b, f"{path}[{k}]") for k, b in enumerate(value)]
-    if len(set(out)) != len(out):
-        raise FieldError(f"{path}: a ball is listed twice")
-    return out
 
 
 def _xy(value: Any, path: str) -> tuple[float, float]:
@@ -73,11 +69,6 @@ def _xy(value: Any, path: str) -> tuple[float, float]:
 def variant_of(value: Any, path: str = "variant") -> int:
     """A variant by name (`ids.VARIANT_NAMES`)."""
     return read_name(value, path, ids.VARIANT_NAMES)
-
-
-def pocket_of(value: Any, path: str) -> int:
-    """A pocket by name (`physics.POCKET_NAMES`)."""
-    return read_name(value, path, POCKET_NAMES)
 
 
 # --- game state -----------------------------------------------------------------------
@@ -136,7 +127,7 @@ def state_from_json(
         entry = read_object(ball, where, ("id", "x", "y"))
         if "id" not in entry:
             raise FieldError(f"{where}.id: missing")
-        b = _ball(entry["id"], f"{where}.id")
+        b = read_ball(entry["id"], f"{where}.id")
         if on_table[b]:
             raise FieldError(f"{where}.id: ball {b} is listed twice")
         x, y = _xy({"x": entry.get("x"), "y": entry.get("y")} if "x" in entry and "y" in entry else {}, where)
@@ -151,7 +142,7 @@ def state_from_json(
     if not isinstance(shelves, list) or len(shelves) != 2:
         raise FieldError(f"{path}.shelves: expected two lists of ball ids, one per player")
     for player in (0, 1):
-        for k, b in enumerate(_ball_list(shelves[player], f"{path}.shelves[{player}]")):
+        for k, b in enumerate(read_ball_list(shelves[player], f"{path}.shelves[{player}]")):
             where = f"{path}.shelves[{player}][{k}]"
             if on_table[b] or shelf[b] >= 0:
                 raise FieldError(
@@ -245,7 +236,7 @@ def state_from_json(
         call_ball=jnp.int32(call_ball),
         call_pocket=jnp.int32(call_pocket),
         playoff=jnp.bool_(playoff),
-        last_pocketed=jnp.int32(-1 if last is None else _ball(last, f"{path}.last_pocketed")),
+        last_pocketed=jnp.int32(-1 if last is None else read_ball(last, f"{path}.last_pocketed")),
         winner=jnp.int32(-1 if winner is None else read_int(winner, f"{path}.winner", 0, 1)),
         shots=jnp.int32(read_int(fields.get("shots", 0), f"{path}.shots", 0, 10**9)),
         key=jnp.asarray(key_array),
@@ -259,7 +250,7 @@ def call_from_json(value: Any, path: str = "call") -> tuple[int, int]:
         if name not in fields:
             raise FieldError(f"{path}.{name}: missing")
     ball = read_int(fields["ball"], f"{path}.ball", 1, ids.N_BALLS - 1)
-    return ball, pocket_of(fields["pocket"], f"{path}.pocket")
+    return ball, read_pocket(fields["pocket"], f"{path}.pocket")
 
 
 def with_request_call(state: st.GameState, value: Any) -> st.GameState:
@@ -312,8 +303,6 @@ def state_to_json(state: st.GameState) -> dict[str, Any]:
 
 # --- shots ----------------------------------------------------------------------------
 
-STRIKE_FIELDS = ("ball", "speed", "phi", "theta", "a", "b")
-
 
 def declared_from_json(value: Any, path: str) -> int:
     """Declared fouls by name (`verdict.FOUL_NAMES`, e.g. "foot") or rule id (e.g. "G16")."""
@@ -343,7 +332,7 @@ def shot_from_json(request: dict[str, Any], state: st.GameState) -> st.Shot:
     strike = read_object(request.get("strike"), "strike", STRIKE_FIELDS)
     if "ball" not in strike:
         raise FieldError("strike.ball: missing")
-    ball = _ball(strike["ball"], "strike.ball")
+    ball = read_ball(strike["ball"], "strike.ball")
     placing = int(state.phase) in (st.BREAK, st.IN_HAND)
     if (placing or int(state.variant) != ids.FREE) and ball != ids.COLOURED:
         why = "the coloured ball is in hand" if placing else "the coloured ball is the own ball (G4.2)"
@@ -382,95 +371,10 @@ def declared_frozen_from_json(value: Any, path: str = "declared_frozen") -> Any:
     """G20-N2 declarations, `{"7": "back"}`: ball -> cushion piece (a cushion, or "jaw:<pocket>")."""
     if not isinstance(value, dict):
         raise FieldError(f"{path}: expected an object of ball id -> cushion name")
-    out = np.full(ids.N_BALLS, -1, np.int32)
-    for key, name in value.items():
-        where = member(path, key)
-        out[_ball_key(key, where)] = _piece(name, where)
-    return jnp.asarray(out)
+    return jnp.asarray(read_touches(value, path))
 
 
-def _ball_key(key: str, path: str) -> int:
-    """A ball id written as an object key ("7"): ASCII digits only (int() also reads "٧")."""
-    if not (key.isascii() and key.isdigit()):
-        raise FieldError(f"{path}: expected a ball id 0..15 in ASCII digits")
-    return _ball(int(key), path)
-
-
-def _piece(name: Any, path: str) -> int:
-    if isinstance(name, str) and name.startswith("jaw:"):
-        return ev.JAW_TOUCH_OFFSET + pocket_of(name[4:], path)
-    return read_name(name, path, CUSHION_NAMES)
-
-
-# --- shot results (the `piramida simulate` output) ------------------------------------
-
-RESULT_FIELDS = ("balls", "events", "start", "overflow", "duration", "history")
-EVENT_FIELDS = ("t", "kind", "balls", "cushion", "pocket", "direction", "touching_cushion")
-
-
-def _event(value: Any, path: str) -> tuple[float, int, int, int, int, int]:
-    e = read_object(value, path, EVENT_FIELDS)
-    t = read_number(e.get("t"), f"{path}.t")
-    kind = read_name(e.get("kind"), f"{path}.kind", ev.KIND_NAMES[1:]) + 1
-    balls = e.get("balls")
-    wanted = 2 if kind == ev.BALL_BALL else 1
-    if not isinstance(balls, list) or len(balls) != wanted:
-        raise FieldError(f"{path}.balls: expected a list of {wanted} ball id{'s' if wanted > 1 else ''}")
-    lo = -1 if kind == ev.STRIKE else 0
-    a = read_int(balls[0], f"{path}.balls[0]", lo, ids.N_BALLS - 1)
-    b, touch_a, touch_b = -1, -1, -1
-    if kind == ev.BALL_BALL:
-        b = _ball(balls[1], f"{path}.balls[1]")
-        touching = e.get("touching_cushion", {})
-        if not isinstance(touching, dict):
-            raise FieldError(f"{path}.touching_cushion: expected an object of ball id -> cushion piece")
-        for key, name in touching.items():
-            where = member(f"{path}.touching_cushion", key)
-            if key not in (str(a), str(b)):
-                raise FieldError(f"{where}: not a ball of this contact ({a} and {b})")
-            if key == str(a):
-                touch_a = _piece(name, where)
-            else:
-                touch_b = _piece(name, where)
-    elif kind == ev.CUSHION:
-        b = read_name(e.get("cushion"), f"{path}.cushion", CUSHION_NAMES)
-    elif kind in (ev.JAW, ev.POCKET):
-        b = pocket_of(e.get("pocket"), f"{path}.pocket")
-    elif kind == ev.CENTRE_LINE and e.get("direction") is not None:
-        # Optional: the referee counts crossings, not their direction (G20(2.2)).
-        b = (
-            1
-            if read_name(e.get("direction"), f"{path}.direction", ("back-to-front", "front-to-back"))
-            else -1
-        )
-    return t, kind, a, b, touch_a, touch_b
-
-
-def log_from_json(events: Any, overflow: bool = False, path: str = "result.events") -> ev.EventLog:
-    """An `EventLog` from the `simulate` event records (padded to a power of two)."""
-    if not isinstance(events, list):
-        raise FieldError(f"{path}: expected a list of events")
-    rows = [_event(e, f"{path}[{k}]") for k, e in enumerate(events)]
-    for k in range(1, len(rows)):
-        if rows[k][0] < rows[k - 1][0]:
-            raise FieldError(f"{path}[{k}].t: events must be in time order")
-    capacity = max(MIN_CAPACITY, 1 << max(len(rows), 1).bit_length())
-    t = np.full(capacity, np.inf)
-    columns = np.full((5, capacity), -1, np.int32)
-    columns[0] = ev.NONE
-    for k, row in enumerate(rows):
-        t[k] = row[0]
-        columns[:, k] = row[1:]
-    return ev.EventLog(
-        t=jnp.asarray(t),
-        kind=jnp.asarray(columns[0]),
-        a=jnp.asarray(columns[1]),
-        b=jnp.asarray(columns[2]),
-        touch_a=jnp.asarray(columns[3]),
-        touch_b=jnp.asarray(columns[4]),
-        count=jnp.int32(len(rows)),
-        overflow=jnp.bool_(overflow),
-    )
+# --- shot records (a `piramida simulate` result) ----------------------------------------
 
 
 def snapshot_from_positions(
@@ -485,31 +389,6 @@ def snapshot_from_positions(
     )
     line = present & (np.abs(r[:, 1] - length / 2) <= ids.CONTACT_TOLERANCE)
     cushion = np.where(present, np.asarray(touching_cushion), -1).astype(np.int32)
-    return Snapshot(
-        cushion=jnp.asarray(cushion), touching=jnp.asarray(pairs), on_centre_line=jnp.asarray(line)
-    )
-
-
-def _start_from_json(value: Any, path: str) -> Snapshot:
-    fields = read_object(value, path, ("touching_cushion", "touching", "on_centre_line"))
-    cushion = np.full(ids.N_BALLS, -1, np.int32)
-    touching_cushion = fields.get("touching_cushion", {})
-    if not isinstance(touching_cushion, dict):
-        raise FieldError(f"{path}.touching_cushion: expected an object of ball id -> cushion piece")
-    for key, name in touching_cushion.items():
-        where = member(f"{path}.touching_cushion", key)
-        cushion[_ball_key(key, where)] = _piece(name, where)
-    pairs = np.zeros((ids.N_BALLS, ids.N_BALLS), bool)
-    touching = fields.get("touching", [])
-    if not isinstance(touching, list):
-        raise FieldError(f"{path}.touching: expected a list of ball pairs")
-    for k, pair in enumerate(touching):
-        if not isinstance(pair, list) or len(pair) != 2:
-            raise FieldError(f"{path}.touching[{k}]: expected a pair of ball ids")
-        i, j = (_ball(x, f"{path}.touching[{k}][{m}]") for m, x in enumerate(pair))
-        pairs[i, j] = pairs[j, i] = True
-    line = np.zeros(ids.N_BALLS, bool)
-    line[_ball_list(fields.get("on_centre_line", []), f"{path}.on_centre_line")] = True
     return Snapshot(
         cushion=jnp.asarray(cushion), touching=jnp.asarray(pairs), on_centre_line=jnp.asarray(line)
     )
@@ -535,7 +414,7 @@ def record_from_json(
     """
     fields = read_object(value, path, RESULT_FIELDS)
     overflow = read_bool(fields.get("overflow", False), f"{path}.overflow")
-    log = log_from_json(fields.get("events"), overflow, f"{path}.events")
+    log = ev.log_from_json(fields.get("events"), overflow, f"{path}.events")
     start_on = np.asarray(start_on, bool)
     final = np.tile(np.asarray(ids.OFF_TABLE_XY, np.float64), (ids.N_BALLS, 1))
     seen = np.zeros(ids.N_BALLS, bool)
@@ -557,7 +436,7 @@ def record_from_json(
     for k, ball in enumerate(balls):
         where = f"{path}.balls[{k}]"
         entry = read_object(ball, where, ("id", "x", "y", "pocket", "pocket_time"))
-        b = _ball(entry.get("id"), f"{where}.id")
+        b = read_ball(entry.get("id"), f"{where}.id")
         if not start_on[b]:
             raise FieldError(f"{where}.id: ball {b} was not on the table at shot start")
         if seen[b]:
@@ -577,7 +456,7 @@ def record_from_json(
             )
         pocket = entry.get("pocket")
         if pocket is not None:
-            p = pocket_of(pocket, f"{where}.pocket")
+            p = read_pocket(pocket, f"{where}.pocket")
             if pocket_events.get(b) != p:
                 raise FieldError(f"{where}.pocket: the events have no pocket event of ball {b} into {pocket}")
         elif b in pocket_events:
@@ -588,7 +467,7 @@ def record_from_json(
             f"{path}.balls: ball {int(missing[0])} was on the table at shot start but is not listed"
         )
     if "start" in fields:
-        start = _start_from_json(fields["start"], f"{path}.start")
+        start = start_from_json(fields["start"], f"{path}.start")
     else:
         cushion = np.full(ids.N_BALLS, -1) if touching_cushion is None else touching_cushion
         start = snapshot_from_positions(start_xy, start_on, cushion, dims.length, dims.R)
@@ -606,21 +485,11 @@ def record_to_json(record: ShotRecord) -> dict[str, Any]:
         for b in range(ids.N_BALLS)
         if present[b] or b in pockets
     ]
-    start = host.start
-    touching_cushion = {
-        str(b): name
-        for b, piece in enumerate(start.cushion)
-        if (name := ev.touch_name(int(piece))) is not None
-    }
     return {
         "balls": balls,
         "events": events,
         "overflow": bool(host.log.overflow),
-        "start": {
-            "touching_cushion": touching_cushion,
-            "touching": np.argwhere(np.triu(start.touching, 1)).tolist(),
-            "on_centre_line": np.flatnonzero(start.on_centre_line).tolist(),
-        },
+        "start": start_to_json(host.start),
     }
 
 
@@ -651,7 +520,7 @@ def decision_from_json(value: Any, state: st.GameState, path: str = "decision") 
             raise FieldError(
                 f"{path}.ball: missing; the decision takes a ball: one of {np.flatnonzero(eligible).tolist()}"
             )
-        ball = _ball(fields["ball"], f"{path}.ball")
+        ball = read_ball(fields["ball"], f"{path}.ball")
         if not eligible[ball]:
             raise FieldError(
                 f"{path}.ball: ball {ball} may not be taken; one of {np.flatnonzero(eligible).tolist()}"

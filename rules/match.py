@@ -116,7 +116,7 @@ class MatchRecord:
         """Append a shot: the state before, the shot, its result, the verdict (one table).
 
         `result_json` is the shot's result as `piramida simulate` wrote it, stored instead
-        of `record` when given (e.g. `piramida.cli.spec.result_to_json`).
+        of `record` when given (e.g. `piramida.physics.contract.result_to_json`).
         """
         entry: dict[str, Any] = {"kind": "shot", "state": codec.state_to_json(state)}
         entry.update(codec.shot_to_json(shot))

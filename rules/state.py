@@ -25,6 +25,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from piramida.physics.motion import ABSENT, STATIONARY, BallState
+from piramida.physics.params import PYRAMID_PARAMS
+from piramida.physics.table import DEFAULT_TABLE, PRESETS
 from piramida.rules import ids
 
 # Phases: what the player to move does next.
@@ -56,19 +58,22 @@ CLASSIC_TIE = 70  # CLS-5.7
 class Dims:
     """Table figures the referee needs (static: hashable, so usable as a `jit` static arg).
 
+    The defaults are the physics' default table and ball (`physics.table.DEFAULT_TABLE`,
+    `PYRAMID_PARAMS.R`), read from there so that a figure is written once.
+
     Attributes:
       width, length: the playing area inside the cushion noses (m).
       R: ball radius (m).
 
     """
 
-    width: float = 1.775
-    length: float = 3.55
-    R: float = 0.034
+    width: float = float(PRESETS[DEFAULT_TABLE].width)
+    length: float = float(PRESETS[DEFAULT_TABLE].length)
+    R: float = float(PYRAMID_PARAMS.R)
 
     @staticmethod
-    def of(table: Any, R: Any = 0.034) -> Dims:
-        """The figures of a kernel `Table` (and a radius, e.g. `PhysicsParams.R`)."""
+    def of(table: Any, R: Any = PYRAMID_PARAMS.R) -> Dims:
+        """The figures of a kernel `Table` or a `TableSpec` (and a radius, e.g. `PhysicsParams.R`)."""
         return Dims(float(table.width), float(table.length), float(R))
 
 
@@ -260,11 +265,6 @@ def hand_region(state: GameState, dims: Dims = DEFAULT_DIMS) -> Any:
 def in_hand(state: GameState) -> Any:
     """(16,) balls in hand: neither on the table nor on a shelf."""
     return ~state.on_table & (state.shelf < 0)
-
-
-def shelf_counts(state: GameState) -> Any:
-    """(2,) balls on each player's shelf."""
-    return jnp.stack([jnp.sum(state.shelf == 0), jnp.sum(state.shelf == 1)]).astype(jnp.int32)
 
 
 def start_balls(state: GameState, shot: Shot) -> BallState:

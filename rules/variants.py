@@ -3,8 +3,8 @@
 The shared facts of the shot (contact, break and G20 legality, pocketed and jumped balls,
 the fouls) are worked out once by `referee.adjudicate` into a `Context`; each variant
 then rules with its own function (`free`, `combined`, `dynamic`, `classic`), following
-RULES.en.md Part IV's tables row by row. All four return an `Outcome` of the same shape,
-so a batch may mix variants: the referee picks each table's outcome by its variant.
+RULES.en.md Part IV's tables row by row. All four return a `Ruling` of the same shape,
+so a batch may mix variants: the referee picks each table's ruling by its variant.
 Everything is JAX on one table, no Python branching on values.
 """
 
@@ -62,7 +62,7 @@ class Context(NamedTuple):
         return jnp.any(self.gone & self.own_mask)
 
 
-class Outcome(NamedTuple):
+class Ruling(NamedTuple):
     """One variant's ruling on a shot (one table); `referee` turns it into state and verdict."""
 
     scored: Any  # (16,) to the shooter's shelf
@@ -126,7 +126,7 @@ def _penalty_decision(ctx: Context, normal_kind: Any, normal_options: Any, cite:
     return kind, options
 
 
-def free(ctx: Context) -> Outcome:
+def free(ctx: Context) -> Ruling:
     """FREE PYRAMID (RULES.en.md IV.2)."""
     cite = Cites()
     foul_shot = ctx.foul_in_shot
@@ -154,7 +154,7 @@ def free(ctx: Context) -> Outcome:
     cite("G6", penalty & ~ctx.failed_break)
     cite("A-13", penalty | won)
     cite("FREE-1", won)
-    return Outcome(
+    return Ruling(
         scored=scored,
         points=_points_to(ctx.shooter, count),
         respot=respot,
@@ -173,7 +173,7 @@ def free(ctx: Context) -> Outcome:
     )
 
 
-def _exchange_variant(ctx: Context, dynamic: bool) -> Outcome:
+def _exchange_variant(ctx: Context, dynamic: bool) -> Ruling:
     """COMBINED and DYNAMIC PYRAMID (IV.3, IV.4): the coloured ball is the own ball."""
     name = "DYN" if dynamic else "COMB"
     cite = Cites()
@@ -232,7 +232,7 @@ def _exchange_variant(ctx: Context, dynamic: bool) -> Outcome:
         cite("G21.1", own_pot | (penalty & ctx.own_gone))
         cite("A-12", penalty & ctx.own_gone & ~ctx.failed_break)
         cite("G6", penalty & ~ctx.own_gone & ~ctx.failed_break)
-    return Outcome(
+    return Ruling(
         scored=scored,
         points=_points_to(ctx.shooter, count),
         respot=respot,
@@ -251,17 +251,17 @@ def _exchange_variant(ctx: Context, dynamic: bool) -> Outcome:
     )
 
 
-def combined(ctx: Context) -> Outcome:
+def combined(ctx: Context) -> Ruling:
     """COMBINED PYRAMID (RULES.en.md IV.3)."""
     return _exchange_variant(ctx, dynamic=False)
 
 
-def dynamic(ctx: Context) -> Outcome:
+def dynamic(ctx: Context) -> Ruling:
     """DYNAMIC PYRAMID (RULES.en.md IV.4)."""
     return _exchange_variant(ctx, dynamic=True)
 
 
-def classic(ctx: Context) -> Outcome:
+def classic(ctx: Context) -> Ruling:
     """CLASSIC PYRAMID (RULES.en.md IV.5)."""
     cite = Cites()
     s = ctx.state
@@ -342,7 +342,7 @@ def classic(ctx: Context) -> Outcome:
     cite("CLS-1", won)
     cite("CLS-5.7", tie | s.playoff)
     cite("A-15", tie | (s.playoff & won))
-    return Outcome(
+    return Ruling(
         scored=scored,
         points=points.astype(jnp.int32),
         respot=respot,
@@ -364,7 +364,7 @@ def classic(ctx: Context) -> Outcome:
 RULINGS = (free, combined, dynamic, classic)  # indexed by `ids.FREE` ... `ids.CLASSIC`
 
 
-def rule(ctx: Context) -> Outcome:
+def rule(ctx: Context) -> Ruling:
     """The outcome for the table's variant (all four are computed; one is kept)."""
     outcomes = [f(ctx) for f in RULINGS]
     variant = jnp.clip(ctx.state.variant, 0, len(RULINGS) - 1)

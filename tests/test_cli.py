@@ -100,7 +100,7 @@ def test_simulate_json_lines_keeps_order_and_mixes_tables(
             "table.width: expected a number in [0.5, 2.5] m, got -1",
         ),
         ({"capacity": 1}, "capacity: expected an integer 2..100000"),
-        # Physical ranges (`cli.spec.RANGES`), and the nose height, which depends on R.
+        # Physical ranges (`physics.contract.RANGES`), and the nose height, which depends on R.
         ({"params": {"g": 0}}, "params.g: expected a number in [1, 100] m/s^2, got 0"),
         ({"strike": {"ball": 0, "speed": 2.0, "phi": 1e300}}, "strike.phi: expected a number in [-360, 360]"),
         (

@@ -145,7 +145,7 @@ def test_rgb_and_ansi_rendering_show_the_table() -> None:
         ({"noise": "legend"}, "noise"),
         ({"noise": -1.0}, "noise"),
         ({"shot_limit": 0}, "shot_limit"),
-        ({"opponent": "grandmaster"}, "unknown agent"),
+        ({"opponent": "grandmaster"}, "unknown bot 'grandmaster'"),
         ({"render_mode": "movie"}, "render_mode"),
         ({"colour": "red"}, "unknown option"),
     ],

@@ -135,7 +135,7 @@ def test_the_same_seed_plays_the_same_games(run: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("flags", "words"),
     [
-        (["--agents", "random,snooker"], ["--agents", "unknown agent 'snooker'"]),
+        (["--agents", "random,snooker"], ["--agents", "unknown bot 'snooker'"]),
         (["--agents", "random,search:expert"], ["--agents", "unknown search level"]),
         (["--agents", "random,random"], ["--agents", "listed twice"]),
         (["--agents", "random,missing/model.zip"], ["--agents", "no such file"]),

@@ -27,10 +27,11 @@ from hypothesis import strategies as st
 from test_cli import STRAIGHT_SHOT
 from test_cli_referee import break_request, foul_request
 
-from piramida.cli import jsonio, referee, spec
+from piramida.cli import jsonio, referee
 from piramida.cli import simulate as simulate_cli
 from piramida.cli.main import main
-from piramida.physics import jsontext, kernel
+from piramida.physics import contract, jsontext, kernel
+from piramida.physics import events as ev
 from piramida.physics.fields import FieldError
 from piramida.physics.params import PARAM_NAMES
 from piramida.physics.table import PYRAMID_SPEC, SPEC_FIELDS
@@ -134,8 +135,9 @@ NAMES = st.sampled_from(
 )  # fmt: skip
 # Field names of both contracts, so that an added field is often a known one.
 FIELDS = st.sampled_from(
-    sorted({*PARAM_NAMES, *SPEC_FIELDS, *spec.REQUEST_FIELDS, *spec.STRIKE_FIELDS, *referee.REQUEST_FIELDS,
-            *codec.STATE_FIELDS, *codec.RESULT_FIELDS, *codec.EVENT_FIELDS, "x", "y", "v", "w", "id", "kind"})
+    sorted({*PARAM_NAMES, *SPEC_FIELDS, *contract.REQUEST_FIELDS, *contract.STRIKE_FIELDS,
+            *referee.REQUEST_FIELDS, *codec.STATE_FIELDS, *contract.RESULT_FIELDS, *ev.EVENT_FIELDS,
+            "x", "y", "v", "w", "id", "kind"})
 )  # fmt: skip
 TEXT = (
     st.text(max_size=12)
@@ -150,7 +152,7 @@ INTEGERS = st.integers() | st.sampled_from(
 FLOATS = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
     [0.0, -0.0, 5e-324, 1e-300, 1e-12, 0.5, 1e300, -1e300, 1.7976931348623157e308]
 )
-# Values a physical field might plausibly get: in or near every range of `cli.spec.RANGES`.
+# Values a physical field might plausibly get: in or near every range of `physics.contract.RANGES`.
 PHYSICAL = st.floats(-2_000, 2_000) | st.floats(0, 0.2)
 JSON = st.recursive(
     st.none() | st.booleans() | INTEGERS | FLOATS | TEXT,
@@ -224,7 +226,7 @@ NUMBERS = (
     + [(POCKETS, ("table", k), f"table.{k}") for k in SPEC_FIELDS]
     + [(MOVING, ("balls", 0, k), f"balls.{k}") for k in ("x", "y")]
     + [(MOVING, ("balls", 0, k, i), f"balls.{k}") for k, size in (("v", 2), ("w", 3)) for i in range(size)]
-    + [(STRAIGHT_SHOT, ("strike", k), f"strike.{k}") for k in spec.STRIKE_FIELDS[1:]]
+    + [(STRAIGHT_SHOT, ("strike", k), f"strike.{k}") for k in contract.STRIKE_FIELDS[1:]]
 )
 
 
@@ -239,7 +241,7 @@ def every_number(draw: st.DrawFn) -> list[Any]:
     """
     requests = []
     for request, path, key in NUMBERS:
-        inside = st.floats(spec.RANGES[key].lo, spec.RANGES[key].hi)
+        inside = st.floats(contract.RANGES[key].lo, contract.RANGES[key].hi)
         requests.append(_with(request, path, draw(EXTREMES | inside | inside | FLOATS | INTEGERS)))
     return requests
 
@@ -362,7 +364,7 @@ def test_each_number_outside_its_range_is_refused_naming_it(
     request_: Any, path: tuple[Any, ...], key: str, folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(simulate_cli, "run_requests", _never)
-    limits = spec.RANGES[key]
+    limits = contract.RANGES[key]
     span = limits.hi - limits.lo
     for value in (limits.lo if limits.above else limits.lo - span / 100, limits.hi + span / 100):
         err = refused("simulate", _with(request_, path, value), folder)
@@ -407,20 +409,20 @@ def test_the_output_file_is_written_atomically(folder: Path) -> None:
 def test_a_non_finite_result_is_refused_in_its_place(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The ranges keep the kernel finite; should it ever write NaN, that request is refused
     # naming the number, and the other lines are still answered.
-    real = simulate_cli.result_to_json
+    real = contract.result_to_json
 
     def poisoned(result: Any, index: int) -> dict[str, Any]:
         out = real(result, index)
         return {**out, "duration": math.nan} if index == 1 else out
 
-    monkeypatch.setattr(simulate_cli, "result_to_json", poisoned)
+    monkeypatch.setattr(contract, "result_to_json", poisoned)
     status, out, err = cli("simulate", folder / "batch.jsonl", as_lines([STRAIGHT_SHOT] * 3))
     answers = [json.loads(line) for line in out.splitlines()]
     message = "answer.duration: nan cannot be written as JSON: this request has no answer"
     assert status == 2 and len(answers) == 3 and answers[1] == {"error": message, "line": 2}
     assert answers[0] == answers[2] and "balls" in answers[0]
     assert err.splitlines() == [f"piramida simulate: error: line 2: {message}"]
-    monkeypatch.setattr(simulate_cli, "result_to_json", lambda result, index: {"x": [math.inf]})
+    monkeypatch.setattr(contract, "result_to_json", lambda result, index: {"x": [math.inf]})
     assert "answer.x[0]: inf cannot be written as JSON" in refused("simulate", STRAIGHT_SHOT, folder)
 
 

@@ -27,7 +27,7 @@ from referee_helpers import check_invariants
 
 import piramida.physics as ph
 from piramida.cli.referee import answer
-from piramida.cli.spec import result_to_json
+from piramida.physics.contract import result_to_json
 from piramida.rules import codec, ids, match
 from piramida.rules import state as st
 from piramida.rules import verdict as vd

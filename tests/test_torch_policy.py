@@ -18,7 +18,7 @@ import torch
 
 from piramida.envs.actions import ASSISTED_NVEC, action_space
 from piramida.envs.observation import observation_space
-from piramida.training import checkpoint
+from piramida.training import policies
 from piramida.training.torch_policy import TorchPolicy, to_jax, to_torch
 
 
@@ -55,13 +55,13 @@ def test_a_jax_array_reaches_torch_without_a_copy_and_comes_back_uncommitted() -
 )
 def test_the_actions_are_those_of_predict(algo: str, mode: str, observation: str) -> None:
     policy_name = "MultiInputPolicy" if observation == "dict" else "MlpPolicy"
-    model = checkpoint.algorithm_class(algo)(policy_name, Spaces(mode, observation), seed=0, device="cpu")
+    model = policies.algorithm_class(algo)(policy_name, Spaces(mode, observation), seed=0, device="cpu")
     torch.manual_seed(0)
     with torch.no_grad():  # wide outputs, so that PPO's clipping and SAC's squashing both matter
         for parameter in model.policy.parameters():
             parameter.normal_(0.0, 1.0)
     obs = observations(observation, 6)
-    played = checkpoint.deterministic(model, algo)
+    played = policies.deterministic(model, algo)
     assert isinstance(played, TorchPolicy)
     numpy_obs = jax.tree_util.tree_map(np.asarray, obs)
     if algo == "maskable-ppo":

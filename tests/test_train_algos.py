@@ -16,7 +16,7 @@ from test_train_cli import same_weights
 from piramida.cli.main import main
 from piramida.envs.actions import ASSISTED_NVEC
 from piramida.envs.observation import FLAT_SIZE
-from piramida.training import checkpoint, prior
+from piramida.training import checkpoint, policies, prior
 
 SAC = """
 algo = "sac"
@@ -76,7 +76,7 @@ def test_maskable_ppo_against_its_own_checkpoints_resumes_to_the_same_weights(tm
     meta = checkpoint.read_meta(whole)
     assert meta is not None and (meta["algo"], meta["action_mode"]) == ("maskable-ppo", "assisted")
     # Played back (eval, play, self-play) it chooses among the legal slots only, as it trained.
-    policy, _ = checkpoint.policy_function(whole)
+    policy, _ = policies.policy_function(whole)
     masks = np.ones((2, sum(ASSISTED_NVEC)), bool)
     masks[:, : ASSISTED_NVEC[0]] = False
     masks[:, 37] = True

@@ -154,10 +154,10 @@ def test_a_resumed_run_ends_with_the_uninterrupted_runs_weights(
 
 
 def test_a_checkpoint_plays_in_eval(whole: Path) -> None:
-    from piramida.evaluation.roster import check_name, load_policy
+    from piramida.evaluation.roster import build, check_name
 
     assert check_name(str(whole / "final.zip")) == str(whole / "final.zip")
-    agent = load_policy(str(whole / "final.zip"), 0.0)
+    agent = build(str(whole / "final.zip"), 0.0)
     assert agent._policy.settings.shot_limit == 4  # played through the encoding it was trained with
 
 

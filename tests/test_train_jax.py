@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from test_train_cli import config_file, logged, three_rounds, train
 
-from piramida.training import checkpoint, jax_ppo, prior
+from piramida.training import checkpoint, jax_driver, networks, policies, prior
 from piramida.training.players import load_policy
 
 # Its module-scoped fixtures are costly: one worker runs the whole module (`--dist loadgroup`).
@@ -73,7 +73,7 @@ def test_a_run_writes_tensorboard_figures_and_checkpoints_with_metadata(whole: P
 
 def test_training_moves_the_policy_away_from_its_start(whole: Path) -> None:
     saved = arrays(whole / "final.zip")
-    start = jax_ppo.init_params(jax.random.split(jax.random.PRNGKey(3), 3)[0], "assisted", (64, 64), 0.9)
+    start = networks.init_params(jax.random.split(jax.random.PRNGKey(3), 3)[0], "assisted", (64, 64), 0.9)
     # The start is the seed's initialisation with the assisted prior on the output bias ...
     np.testing.assert_allclose(start["actor"][-1]["b"], prior.logits(0.9))
     # ... and three rounds of updates moved every layer of both networks.
@@ -158,10 +158,10 @@ def test_the_saved_policy_plays_legal_slots_through_the_encoding(whole: Path) ->
     agent = load_policy(str(whole / "final.zip"), 0.0)  # it has made a move on a fresh table
     opponent = agent._policy
     assert opponent.settings.action_mode == "assisted" and opponent.settings.shot_limit == 4
-    assert isinstance(opponent.policy, jax_ppo.SavedPolicy)
+    assert isinstance(opponent.policy, policies.SavedPolicy)
     # The 8 games the run ended on, mid-frame: the policy's moves for all of them.
     saved = checkpoint.read(whole / "final.zip")
-    runner = jax_ppo.load(saved, train_config.config_from_json(saved.meta["config"]))
+    runner = jax_driver.load(saved, train_config.config_from_json(saved.meta["config"]))
     states = runner.env.games
     moves = agent.act(states, jax.random.split(jax.random.PRNGKey(0), 8))
     assert moves.ball.shape == (8,)

@@ -13,7 +13,7 @@ last write:
 | `piramida/fouls_per_shot` | learner shots with a foul |
 | `time/shots_per_second` | learner moves (shots and decisions, all tables) per second of this process |
 
-SB3 adds its losses (`train/...`; `training.jax_ppo` writes the same names). Everything
+SB3 adds its losses (`train/...`; `training.jax_driver` writes the same names). Everything
 is written at the step count (`num_timesteps`), so a resumed run continues the same curves.
 `Figures` does the counting for both trainers; `TrainingCallback` feeds it SB3's infos.
 """

@@ -18,7 +18,7 @@ code. Each value read back is checked against the freshly built model's (type, s
 dtype): a file that does not fit is a `CheckpointError` naming it and what is wrong.
 
 A stable-baselines3 zip written elsewhere can only be loaded by unpickling, which runs any
-code inside it; it is refused unless the user trusts it (`--trust-pickle`,
+code inside it; `training.policies` refuses it unless the user trusts it (`--trust-pickle`,
 `set_pickle_trusted`). Files are written atomically (`physics.files.write_atomic`).
 """
 
@@ -60,6 +60,11 @@ class CheckpointError(ValueError):
 def set_pickle_trusted(trusted: bool) -> None:
     """Allow (or forbid) loading foreign stable-baselines3 zips, which unpickling may run code from."""
     _PICKLE_TRUSTED[0] = trusted
+
+
+def pickle_trusted() -> bool:
+    """Whether foreign stable-baselines3 zips may be loaded (`set_pickle_trusted`)."""
+    return _PICKLE_TRUSTED[0]
 
 
 def versions() -> dict[str, str]:
@@ -433,92 +438,3 @@ def set_rng_states(ck: Checkpoint, states: Any, model: Any) -> None:
         model.action_space.np_random.bit_generator.state = states["action_space"]
     except Exception as error:  # each library checks its own state and raises its own kind
         raise ck.error(f"rng: not a generator state ({shown(str(error), 120)})") from error
-
-
-# Playing a saved policy.
-
-
-def algorithm_class(algo: str) -> Any:
-    """The stable-baselines3 (or sb3-contrib) class of `algo`."""
-    if algo == "ppo":
-        from stable_baselines3 import PPO
-
-        return PPO
-    if algo == "sac":
-        from stable_baselines3 import SAC
-
-        return SAC
-    if algo == "maskable-ppo":
-        from sb3_contrib import MaskablePPO
-
-        return MaskablePPO
-    raise ValueError(f"algo: unknown algorithm {algo!r}")
-
-
-def bare_model(algo: str, hyper: dict[str, Any], observation: Any, action: Any, device: str = "cpu") -> Any:
-    """A stable-baselines3 model with the spaces and settings of a run but no environment (to play)."""
-    with rng_kept():
-        model = algorithm_class(algo)("MlpPolicy", None, device=device, _init_setup_model=False, **hyper)
-        model.observation_space, model.action_space, model.n_envs = observation, action, 1
-        model._setup_model()
-    return model
-
-
-def policy_function(path: str | Path) -> tuple[Callable[[Any], Any], dict[str, Any] | None]:
-    """A saved policy as observations -> actions (deterministic), and its metadata if it has some.
-
-    A piramida checkpoint is rebuilt from its config and arrays (a jax-ppo one as
-    `jax_ppo.SavedPolicy`, which also takes the legal slots). A foreign stable-baselines3
-    zip is loaded by unpickling, only when trusted (`set_pickle_trusted`), as PPO, SAC and
-    MaskablePPO in turn. Global RNG states are kept (`rng_kept`).
-    """
-    path = Path(path)
-    if read_meta(path, required=False) is None:
-        return _foreign_policy(path), None
-    ck = read(path)
-    if ck.meta["algo"] == "jax-ppo":  # no SB3 model inside: its own arrays
-        from piramida.training import jax_ppo
-
-        return jax_ppo.saved_policy(ck), ck.meta
-    from piramida.envs import actions, observation
-    from piramida.training.config import config_from_json
-
-    config = config_from_json(ck.meta["config"], playing=True)
-    model = bare_model(
-        config.algo,
-        config.hyper(),
-        observation.observation_space(ck.meta["observation"]),
-        actions.action_space(config.action_mode),
-    )
-    policy = part(ck, "model", "parameters", "policy")
-    try:
-        model.policy.load_state_dict(policy, strict=True)
-    except Exception as error:  # torch names the key or shape that does not fit
-        raise ck.error(f"model.parameters.policy does not fit: {shown(str(error), 200)}") from error
-    return deterministic(model, config.algo), ck.meta
-
-
-def _foreign_policy(path: Path) -> Callable[[Any], Any]:
-    """A stable-baselines3 zip from elsewhere, unpickled only when trusted."""
-    if not _PICKLE_TRUSTED[0]:
-        raise CheckpointError(
-            f"{path}: a stable-baselines3 zip without piramida metadata; loading it unpickles its data, "
-            "which can run any code inside: pass --trust-pickle only for a file you trust"
-        )
-    errors = []
-    for algo in ("ppo", "sac", "maskable-ppo"):
-        try:
-            with rng_kept():
-                model = algorithm_class(algo).load(str(path), device="cpu")
-        except Exception as error:  # try the next algorithm; report all if none loads
-            errors.append(f"{algo}: {shown(str(error), 80)}")
-            continue
-        return deterministic(model, algo)
-    raise CheckpointError(f"{path}: not a loadable policy ({'; '.join(errors)})")
-
-
-def deterministic(model: Any, algo: str) -> Callable[..., Any]:
-    """The `algo` model's deterministic actions for a batch of observations (and masks, for MaskablePPO)."""
-    from piramida.training.torch_policy import TorchPolicy
-
-    return TorchPolicy(model, masked=algo == "maskable-ppo")

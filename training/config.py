@@ -137,7 +137,7 @@ SB3_PPO = PPO_FAMILY | {
     "normalize_advantage": read_bool,
     "policy_kwargs": policy_kwargs("vf"),
 }
-# What `[hyperparameters]` may set, per algorithm (jax-ppo: `training.jax_ppo.Hyper`'s fields).
+# What `[hyperparameters]` may set, per algorithm (jax-ppo: `training.ppo.Hyper`'s fields).
 HYPERPARAMETERS: dict[str, dict[str, Reader]] = {
     "ppo": SB3_PPO,
     "maskable-ppo": SB3_PPO,
@@ -218,7 +218,7 @@ class TrainConfig:
 
     Attributes:
       algo: `ppo`, `sac` (raw actions only), `maskable-ppo` (assisted actions only) or
-        `jax-ppo` (`training.jax_ppo`: against `random` or `greedy`, no league).
+        `jax-ppo` (`training.jax_driver`: against `random` or `greedy`, no league).
       variant: `free`, `combined`, `dynamic` or `classic`.
       action_mode: `raw` or `assisted` (`envs.actions`).
       noise: execution-noise magnitude for both players (a level name is read as its magnitude).
@@ -232,7 +232,7 @@ class TrainConfig:
       checkpoint_every: learner moves between checkpoints (rounded up to whole rounds).
       shot_limit: learner moves in a frame before it is truncated.
       hyperparameters: keyword arguments of the stable-baselines3 algorithm (jax-ppo:
-        `training.jax_ppo.Hyper`'s fields), over the defaults; `HYPERPARAMETERS` lists them.
+        `training.ppo.Hyper`'s fields), over the defaults; `HYPERPARAMETERS` lists them.
       assisted_prior: in the assisted action mode, the starting policy's probability of each
         correction head choosing no correction (`training.prior`); 0 starts uniform.
 

@@ -1,44 +1,31 @@
 """The learner's opponents: one bot or saved policy, or a league drawn from in turn.
 
-A league is a list of members (`random`, `greedy`, `search[:level]`, a saved policy's path,
-`self`). Every `every` learner moves (by default one round: a PPO rollout) one member is
-drawn, uniformly, from a generator seeded by (run seed, round number), at the start of a
-round (before its first move): so the draws depend on nothing but the step count, and a
-resumed run draws exactly what an uninterrupted run draws. The drawn member plays every
-table until the next draw (a frame in progress continues against the new member). `self`
-is a past checkpoint of this run, drawn uniformly from the pool of periodic checkpoints
-written so far; before the first one it is the learner's current policy.
+A league is a list of members (players by name, `training.players`: `random`, `greedy`,
+`search[:level]`, a saved policy's path; and `self`). Every `every` learner moves (by
+default one round: a PPO rollout) one member is drawn, uniformly, from a generator seeded
+by (run seed, round number), at the start of a round (before its first move): so the draws
+depend on nothing but the step count, and a resumed run draws exactly what an
+uninterrupted run draws. The drawn member plays every table until the next draw (a frame
+in progress continues against the new member). `self` is a past checkpoint of this run,
+drawn uniformly from the pool of periodic checkpoints written so far; before the first one
+it is the learner's current policy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from piramida.agents import PLANNERS, make_agent
 from piramida.envs import core
 from piramida.envs.opponents import ObservationOpponent
 from piramida.rules import state as st
 from piramida.rules.game import Move
-from piramida.training import checkpoint
+from piramida.training import players
 from piramida.training.config import ConfigError
 
 SNAPSHOTS_KEPT = 4  # loaded `self` snapshots kept in memory
-
-
-def bot_or_policy(name: str, settings: core.Settings) -> core.Policy:
-    """The opponent called `name`: a bot (`search:LEVEL` too) or a saved policy's path."""
-    bot, _, level = name.partition(":")
-    if Path(name).is_file() and not level:
-        policy, _ = checkpoint.policy_function(name)
-        return ObservationOpponent(settings, policy, name)
-    kwargs: dict[str, Any] = {"noise_level": settings.noise} if bot in PLANNERS else {}
-    if level:
-        kwargs["level"] = level
-    return make_agent(bot, **kwargs).act
 
 
 class League:
@@ -58,12 +45,14 @@ class League:
         """Build the bots and load the saved policies now (a bad member fails before training)."""
         self.members, self.settings, self.seed, self.every = members, settings, seed, every
         try:
-            self._fixed = {m: bot_or_policy(m, settings) for m in dict.fromkeys(members) if m != "self"}
-        except checkpoint.CheckpointError as error:
+            self._fixed = {
+                m: players.make_player(m, settings.noise).act for m in dict.fromkeys(members) if m != "self"
+            }
+        except players.PolicyError as error:
             raise ConfigError(f"{'league' if len(members) > 1 else 'opponent'}: {error}") from error
         self.live: Callable[[Any], Any] | None = None  # the learner's policy, set once it exists
         self.pool: list[str] = []  # periodic checkpoints of this run, oldest first
-        self._snapshots: dict[str, ObservationOpponent] = {}
+        self._snapshots: dict[str, core.Policy] = {}
         self.round = -1
         self.current: core.Policy | None = None
         self.current_name = ""
@@ -95,10 +84,9 @@ class League:
                 raise RuntimeError("league: 'self' drawn before the learner's policy was set")
             self.current, self.current_name = ObservationOpponent(self.settings, self.live, "self"), "self"
 
-    def _snapshot(self, path: str) -> ObservationOpponent:
+    def _snapshot(self, path: str) -> core.Policy:
         if path not in self._snapshots:
             if len(self._snapshots) >= SNAPSHOTS_KEPT:
                 self._snapshots.pop(next(iter(self._snapshots)))
-            policy, _ = checkpoint.policy_function(path)
-            self._snapshots[path] = ObservationOpponent(self.settings, policy, path)
+            self._snapshots[path] = players.make_player(path, self.settings.noise).act
         return self._snapshots[path]

@@ -1,12 +1,16 @@
-"""A saved policy as a player: what `piramida eval` and `piramida play` put at the table.
+"""Players by name: the one room that turns a name into what `eval`, `play` and training put at a table.
 
-A saved policy is a `piramida train` checkpoint (PPO, SAC, MaskablePPO or jax-ppo, whose
-masked policies choose among the legal slots only) or, with `--trust-pickle`, a
-stable-baselines3 `.zip` saved elsewhere (`training.checkpoint`); it plays through
-the environments' encoding (`envs.opponents`): the one a `piramida train` checkpoint names
-in its metadata (its action mode, observation and shot limit), else the default (raw
-actions, flat observations). `load_policy` accepts a file only if it loads and answers a
-move on a fresh table, so that a file of another kind is rejected before any game.
+A name is a bot (`random`, `greedy`, `search`, `search:LEVEL`: `agents.make_bot`) or a
+saved policy's path (`names_a_file`, the one test of "is this a file"). `self`, the
+learner itself, is not a name here: a league (`training.league`) and the environments
+(`envs.opponents`) give it its policy. A saved policy is a `piramida train` checkpoint
+(PPO, SAC, MaskablePPO or jax-ppo, whose masked policies choose among the legal slots
+only) or, with `--trust-pickle`, a stable-baselines3 `.zip` saved elsewhere
+(`training.policies`); it plays through the environments' encoding (`envs.opponents`):
+the one a `piramida train` checkpoint names in its metadata (its action mode, observation
+and shot limit), else the default (raw actions, flat observations). `load_policy` accepts
+a file only if it loads and answers a move on a fresh table, so that a file of another
+kind is rejected before any game.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from piramida.agents import Agent, check_bot, make_bot
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.game import Move
@@ -28,7 +33,26 @@ def names_a_file(name: str) -> bool:
 
 
 class PolicyError(ValueError):
-    """A file that cannot play as a policy; the message names it and says why."""
+    """A name that is no player: an unknown bot, or a file that cannot play; the message says why."""
+
+
+def check_name(name: str) -> str:
+    """`name` if it names a bot or an existing file (cheap: the file is loaded by `make_player`)."""
+    if names_a_file(name):
+        if not Path(name).is_file():
+            raise PolicyError(f"{name!r}: no such file (a saved policy is a .zip file)")
+        return name
+    try:
+        return check_bot(name)
+    except ValueError as error:
+        raise PolicyError(f"{error} or a saved policy (.zip)") from error
+
+
+def make_player(name: str, noise_level: float) -> Agent:
+    """The player called `name` for games at execution noise `noise_level`; PolicyError if there is none."""
+    if names_a_file(check_name(name)):
+        return load_policy(name, noise_level)
+    return make_bot(name, noise_level)
 
 
 class PolicyAgent:
@@ -38,10 +62,10 @@ class PolicyAgent:
         """Load the policy at `path` for games with execution noise `magnitude`."""
         from piramida.envs import core
         from piramida.envs.opponents import ObservationOpponent
-        from piramida.training import checkpoint
+        from piramida.training import policies
 
         self.name = path
-        policy, meta = checkpoint.policy_function(path)
+        policy, meta = policies.policy_function(path)
         settings = core.Settings(noise=magnitude)  # a plain SB3 model: the default encoding
         if meta is not None:
             settings = core.Settings(

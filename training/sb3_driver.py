@@ -1,68 +1,31 @@
-"""`train`: a stable-baselines3 run on the batched vector env, in rounds, with checkpoints and resume.
-
-(`--algo jax-ppo` runs `training.jax_ppo` instead, which shares the rounds, the paths and
-the checkpoint metadata defined here and in `checkpoint`.)
+"""A stable-baselines3 run (PPO, SAC, MaskablePPO) on the batched vector env, in chunks, with checkpoints.
 
 The run learns in chunks of `checkpoint_every` learner moves (`model.learn(...,
-reset_num_timesteps=False)`), writing a checkpoint after each (`OUT/checkpoints/step-N.zip`)
-and `OUT/final.zip` at the end. Chunks start at fixed step counts, so a run resumed from
-any of its checkpoints makes exactly the calls an uninterrupted run makes from there, with
-the same model, optimizer, RNG states and game states: the final weights are the same.
-Learner moves are counted over all tables (SB3's `num_timesteps`), and `steps`,
-`checkpoint_every` and `league_every` are rounded up to whole rounds (`TrainConfig.round_moves`).
+reset_num_timesteps=False)`), writing a checkpoint after each (`training.runs`: the
+rounds, the paths, resuming). A checkpoint holds the model's state, the torch, numpy and
+Python RNG states, the vector env's games, keys and counters, the metrics' windows and the
+league's pool, so a resumed run continues with the same model, optimizer, RNG states and
+game states as an uninterrupted one. Learner moves are SB3's `num_timesteps`.
 """
 
 from __future__ import annotations
 
-import re
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from stable_baselines3.common.logger import configure
 
+import piramida.physics  # noqa: F401 (float64, which the game states need)
 from piramida.envs import core
-from piramida.training import checkpoint, prior
-from piramida.training.config import IDENTITY, ConfigError, TrainConfig
+from piramida.envs.sb3 import SB3VecEnv
+from piramida.training import checkpoint, policies, prior, runs
+from piramida.training.callbacks import TrainingCallback, progress_bar
+from piramida.training.config import ConfigError, TrainConfig
 from piramida.training.league import League
-
-STEP_FILE = re.compile(r"step-(\d+)\.zip")
-
-
-@dataclass(frozen=True)
-class Result:
-    """What a run wrote: the final checkpoint, its step count, and this session's moves, seconds and rate."""
-
-    final: Path
-    steps: int
-    moves: int
-    seconds: float
-    moves_per_second: float
-
-
-def round_up(value: int, unit: int) -> int:
-    """`value` rounded up to a multiple of `unit` (at least one `unit`)."""
-    return max(unit, -(-value // unit) * unit)
-
-
-def checkpoint_path(out: Path, steps: int) -> Path:
-    """Where the checkpoint after `steps` learner moves goes."""
-    return out / "checkpoints" / f"step-{steps:09d}.zip"
-
-
-def latest_checkpoint(out: Path) -> Path:
-    """The checkpoint with the most steps in `out`; ConfigError if there is none."""
-    found = sorted(
-        (int(m.group(1)), p)
-        for p in (out / "checkpoints").glob("step-*.zip")
-        if (m := STEP_FILE.fullmatch(p.name))
-    )
-    if not found:
-        raise ConfigError(f"resume: no checkpoint in {out / 'checkpoints'}")
-    return found[-1][1]
 
 
 def env_state(env: Any) -> dict[str, Any]:
@@ -115,38 +78,15 @@ def check_device(device: str) -> None:
         raise ConfigError("device: cuda asked for, but torch sees no GPU (use cpu or auto)")
 
 
-def train(
-    config: TrainConfig,
-    out: Path,
-    resume: Path | None = None,
-    progress: bool = True,
-) -> Result:
-    """Train (or continue training) as `config` says, writing TensorBoard logs and checkpoints into `out`.
-
-    Raises `checkpoint.CheckpointError` for a resume file that is not a checkpoint of this
-    run, and `ConfigError` for settings that cannot run here.
-    """
-    if config.algo == "jax-ppo":  # no stable-baselines3: its own jitted loop
-        from piramida.training import jax_ppo
-
-        return jax_ppo.train(config, out, resume, progress)
-    from stable_baselines3.common.logger import configure
-
-    import piramida.physics  # noqa: F401 (float64, which the game states need)
-    from piramida.envs.sb3 import SB3VecEnv
-    from piramida.training.callbacks import TrainingCallback, progress_bar
-
+def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: bool = True) -> runs.Result:
+    """Train (or continue) a stable-baselines3 run as `config` says; as `trainer.train`."""
     check_device(config.device)
-    saved = checkpoint.read(resume) if resume is not None else None
-    if saved is not None:
-        checkpoint.check_fits(saved.path, saved.meta, config, IDENTITY)
+    saved = runs.resumed(config, resume) if resume is not None else None
     rounds = config.round_moves()
-    every, total = round_up(config.checkpoint_every, rounds), round_up(config.steps, rounds)
-    settings = core.settings_from(
-        config.variant, action_mode=config.action_mode, noise=config.noise, shot_limit=config.shot_limit
-    )
+    every, total = runs.round_up(config.checkpoint_every, rounds), runs.round_up(config.steps, rounds)
+    settings = runs.settings_of(config)
     league = League(
-        config.league or (config.opponent,), settings, config.seed, round_up(config.league_every, rounds)
+        config.league or (config.opponent,), settings, config.seed, runs.round_up(config.league_every, rounds)
     )
     env = SB3VecEnv(
         config.tables,
@@ -156,7 +96,7 @@ def train(
         noise=config.noise,
         shot_limit=config.shot_limit,
     )
-    algorithm = checkpoint.algorithm_class(config.algo)
+    algorithm = policies.algorithm_class(config.algo)
     model = algorithm("MlpPolicy", env, seed=config.seed, device=config.device, verbose=0, **config.hyper())
     if saved is not None:  # the fresh model takes the saved one's state
         checkpoint.restore_model(saved, model)
@@ -164,7 +104,7 @@ def train(
         league.pool = pool_of(saved)
     elif config.action_mode == "assisted":
         prior.apply_sb3(model, config.assisted_prior)
-    league.live = checkpoint.deterministic(model, config.algo)
+    league.live = policies.deterministic(model, config.algo)
     out.mkdir(parents=True, exist_ok=True)
     model.set_logger(configure(str(out / "tensorboard"), ["tensorboard"]))
 
@@ -172,10 +112,7 @@ def train(
     task = bar.add_task("training", total=total, completed=model.num_timesteps, rate=0.0)
     callback = TrainingCallback(config.tables, rounds, league, (bar, task))
     if saved is not None:
-        try:
-            callback.set_state(checkpoint.part(saved, "resume", "metrics"))
-        except (KeyError, TypeError, ValueError) as error:
-            raise saved.error(f"resume.metrics: {error}") from error
+        runs.restore_metrics(saved, callback)
         checkpoint.set_rng_states(saved, checkpoint.part(saved, "resume", "rng"), model)
     extra = {"use_masking": True} if config.algo == "maskable-ppo" else {}
     start, moves_at_start = time.perf_counter(), model.num_timesteps
@@ -189,7 +126,7 @@ def train(
                 reset_num_timesteps=False,
                 **extra,
             )
-            path = checkpoint_path(out, model.num_timesteps)
+            path = runs.checkpoint_path(out, model.num_timesteps)
             if model.num_timesteps % every == 0:  # periodic: `self` may play it from the next chunk on
                 league.pool = [*league.pool, str(path.resolve())]
             _save(path, model, env, callback, config, final=False)
@@ -198,8 +135,7 @@ def train(
     _save(final, model, env, callback, config, final=True)
     model.logger.close()
     env.close()
-    moves = model.num_timesteps - moves_at_start
-    return Result(final, model.num_timesteps, moves, seconds, moves / seconds if seconds > 0 else 0.0)
+    return runs.Result.timed(final, model.num_timesteps, model.num_timesteps - moves_at_start, seconds)
 
 
 def _save(path: Path, model: Any, env: Any, callback: Any, config: TrainConfig, final: bool) -> None:

@@ -1,16 +1,17 @@
 """Bridge from piramida's ``simulate`` JSON contract to pooltool-billiards 0.6.0.
 
 Standalone: imports only pooltool, numpy and the standard library (never piramida), so it
-can serve as an independent reference engine for cross-checks.
+can serve as an independent reference engine for cross-checks. pooltool is an optional
+dependency (README, "Cross-checks"): import this module only where it is wanted.
 
 Usage as a module::
 
-    from piramida.cli.pooltool_bridge import run_pooltool
+    from piramida.physics.pooltool_bridge import run_pooltool
     result = run_pooltool(spec)
 
 Usage as a filter (JSON Lines in, JSON Lines out)::
 
-    python -m piramida.cli.pooltool_bridge < specs.jsonl > results.jsonl
+    python -m piramida.physics.pooltool_bridge < specs.jsonl > results.jsonl
 
 Every physics model is chosen explicitly by name, so ``~/.config/pooltool`` (which
 pooltool writes at import time and reads for its *default* engine) cannot change the
@@ -367,10 +368,6 @@ def run_pooltool(spec: dict[str, Any]) -> dict[str, Any]:
         "duration": float(shot.t),
         "wall_s": wall,
     }
-
-
-def run_pooltool_many(specs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [run_pooltool(s) for s in specs]
 
 
 def main() -> int:

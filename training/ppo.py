@@ -1,0 +1,229 @@
+"""jax-ppo's learning: PPO's settings, the runner a round changes, and the jitted round (as in PureJaxRL).
+
+SB3 steps the env from Python and moves every batch through numpy and torch; here one
+`jit`ted `update` does a whole round: a `lax.scan` of `n_steps` moves over the
+functional env (`envs.functional`: the learner's move, the bot's replies, same-step
+restarts), GAE, then `n_epochs` x minibatches of clipped PPO updates (`optax`: Adam after
+clipping the global gradient norm). As in SB3, advantages are normalised per minibatch,
+and a frame cut by the shot limit is bootstrapped from its last observation's value. The
+networks are `training.networks`; the run around the round is `training.jax_driver`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+
+import piramida.physics  # noqa: F401 (float64, which the game states need)
+from piramida.envs import core, functional
+from piramida.training import networks
+from piramida.training.config import ConfigError, TrainConfig
+
+
+@dataclass(frozen=True)
+class Hyper:
+    """PPO's settings (the `[hyperparameters]` table; defaults as SB3's PPO, rollouts as `config`'s)."""
+
+    n_steps: int = 64
+    batch_size: int = 256
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    net_arch: tuple[int, ...] = (64, 64)
+
+    @classmethod
+    def of(cls, config: TrainConfig) -> Hyper:
+        """The run's settings; ConfigError names an unknown or bad one."""
+        values = dict(config.hyper())
+        known = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(values) - set(known))
+        if unknown:
+            raise ConfigError(
+                f"hyperparameters: jax-ppo does not take {unknown}; it takes {', '.join(known)}"
+            )
+        try:
+            if "net_arch" in values:
+                values["net_arch"] = tuple(values["net_arch"])
+        except TypeError as error:
+            raise ConfigError(f"hyperparameters: net_arch: expected layer sizes ({error})") from error
+        hyper = cls(**values)
+        for name in ("n_steps", "batch_size", "n_epochs"):
+            value = getattr(hyper, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"hyperparameters: {name}: expected an integer >= 1, got {value!r}")
+        if not all(isinstance(n, int) and n >= 1 for n in hyper.net_arch):
+            raise ConfigError(f"hyperparameters: net_arch: expected layer sizes >= 1, got {hyper.net_arch!r}")
+        moves = hyper.n_steps * config.tables
+        if moves % hyper.batch_size:
+            raise ConfigError(
+                f"hyperparameters: batch_size {hyper.batch_size} must divide a rollout's "
+                f"n_steps x tables = {moves} moves"
+            )
+        return hyper
+
+
+class Runner(NamedTuple):
+    """Everything a round changes: the networks, the optimizer, the games, the PRNG key."""
+
+    params: Any
+    opt_state: Any
+    env: functional.EnvState
+    key: Any
+
+
+class Transition(NamedTuple):
+    """One rollout step (leading axis: tables; `scan` adds the step axis)."""
+
+    obs: Any
+    mask: Any
+    action: Any
+    log_prob: Any
+    value: Any
+    reward: Any  # with the truncation bootstrap
+    done: Any
+    figures: dict[str, Any]  # what `callbacks.Figures.add` counts
+
+
+def optimizer(hyper: Hyper) -> optax.GradientTransformation:
+    """Adam (SB3's eps) after clipping the gradients' global norm."""
+    return optax.chain(
+        optax.clip_by_global_norm(hyper.max_grad_norm), optax.adam(hyper.learning_rate, eps=1e-5)
+    )
+
+
+def new_runner(config: TrainConfig, settings: core.Settings, hyper: Hyper) -> Runner:
+    """A run's start: fresh networks and optimizer, fresh frames (the bot's opening moves played)."""
+    key_params, key_env, key = jax.random.split(jax.random.PRNGKey(config.seed), 3)
+    params = networks.init_params(key_params, settings.action_mode, hyper.net_arch, config.assisted_prior)
+    numbers = functional.EnvParams.of(settings)
+    env = functional.reset(jax.random.split(key_env, config.tables), numbers, config.opponent)
+    return Runner(params, optimizer(hyper).init(params), env, key)
+
+
+def _masks(env: functional.EnvState, mode: str) -> Any:
+    """The env's legal choices; `raw` has none (a (B, 1) placeholder keeps the rollout's shape)."""
+    if mode == "assisted":
+        return functional.masks(env)
+    return jnp.ones((env.moves.shape[0], 1), bool)
+
+
+@functools.lru_cache(maxsize=4)
+def make_update(mode: str, opponent: str, hyper: Hyper) -> Any:
+    """The jitted round: (runner, env numbers) -> (runner, figures rows (n_steps, B), mean losses).
+
+    One per action mode, bot and `Hyper`; the env's numbers (`functional.EnvParams`) are traced.
+    """
+    tx = optimizer(hyper)
+
+    def rollout_step(carry: tuple[Any, ...], _: Any) -> tuple[tuple[Any, ...], Transition]:
+        params, numbers, env, obs, key = carry
+        key, key_act = jax.random.split(key)
+        mask = _masks(env, mode)
+        action, log_prob = networks.sample(params, obs, mask, key_act, mode)
+        played = action if mode == "assisted" else jnp.clip(action, -1.0, 1.0)
+        env, next_obs, reward, terminated, truncated, info = functional.step(
+            env, played, numbers, opponent, mode
+        )
+        bootstrap = hyper.gamma * networks.value(params, info.final_obs) * truncated
+        transition = Transition(
+            obs=obs,
+            mask=mask,
+            action=action,
+            log_prob=log_prob,
+            value=networks.value(params, obs),
+            reward=reward.astype(jnp.float32) + bootstrap,
+            done=terminated | truncated,
+            figures={
+                "rewards": reward,
+                "dones": terminated | truncated,
+                "shots": info.shot,
+                "pots": info.pot,
+                "fouls": info.fouls != 0,
+                "won": info.won,
+                "score": info.score,
+            },
+        )
+        return (params, numbers, env, next_obs, key), transition
+
+    def advantages(traj: Transition, last_value: Any) -> Any:
+        def back(carry: tuple[Any, Any], t: Transition) -> tuple[tuple[Any, Any], Any]:
+            gae, next_value = carry
+            going = 1.0 - t.done.astype(jnp.float32)
+            delta = t.reward + hyper.gamma * next_value * going - t.value
+            gae = delta + hyper.gamma * hyper.gae_lambda * going * gae
+            return (gae, t.value), gae
+
+        _, out = jax.lax.scan(back, (jnp.zeros_like(last_value), last_value), traj, reverse=True)
+        return out
+
+    def loss(params: Any, batch: tuple[Any, ...]) -> tuple[Any, dict[str, Any]]:
+        t, advantage, returns = batch
+        log_prob, entropy = networks.log_prob(params, t.obs, t.mask, t.action, mode)
+        advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+        ratio = jnp.exp(log_prob - t.log_prob)
+        clipped = jnp.clip(ratio, 1.0 - hyper.clip_range, 1.0 + hyper.clip_range)
+        policy_loss = -jnp.minimum(advantage * ratio, advantage * clipped).mean()
+        value_loss = jnp.mean((returns - networks.value(params, t.obs)) ** 2)
+        entropy_loss = -entropy.mean()
+        total = policy_loss + hyper.ent_coef * entropy_loss + hyper.vf_coef * value_loss
+        stats = {
+            "loss": total,
+            "policy_gradient_loss": policy_loss,
+            "value_loss": value_loss,
+            "entropy_loss": entropy_loss,
+            "approx_kl": jnp.mean((ratio - 1.0) - (log_prob - t.log_prob)),
+            "clip_fraction": jnp.mean(jnp.abs(ratio - 1.0) > hyper.clip_range),
+        }
+        return total, stats
+
+    def minibatch(carry: tuple[Any, Any], batch: tuple[Any, ...]) -> tuple[tuple[Any, Any], dict[str, Any]]:
+        params, opt_state = carry
+        grads, stats = jax.grad(loss, has_aux=True)(params, batch)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return (optax.apply_updates(params, updates), opt_state), stats
+
+    def epoch(carry: tuple[Any, Any, Any], data: tuple[Any, ...]) -> tuple[tuple[Any, Any, Any], Any]:
+        params, opt_state, key = carry
+        key, key_perm = jax.random.split(key)
+        size = data[1].shape[0]
+        order = jax.random.permutation(key_perm, size)
+        shuffled = jax.tree_util.tree_map(
+            lambda x: x[order].reshape(size // hyper.batch_size, hyper.batch_size, *x.shape[1:]), data
+        )
+        (params, opt_state), stats = jax.lax.scan(minibatch, (params, opt_state), shuffled)
+        return (params, opt_state, key), stats
+
+    @jax.jit
+    def update(
+        runner: Runner, numbers: functional.EnvParams
+    ) -> tuple[Runner, dict[str, Any], dict[str, Any]]:
+        key_rollout, key_epochs, key = jax.random.split(runner.key, 3)
+        obs = functional.observe(runner.env.games, numbers)
+        (_, _, env, obs, _), traj = jax.lax.scan(
+            rollout_step, (runner.params, numbers, runner.env, obs, key_rollout), None, hyper.n_steps
+        )
+        advantage = advantages(traj, networks.value(runner.params, obs))
+        returns = advantage + traj.value
+        flat = jax.tree_util.tree_map(
+            lambda x: x.reshape(-1, *x.shape[2:]), (traj._replace(figures={}), advantage, returns)
+        )
+        (params, opt_state, _), stats = jax.lax.scan(
+            lambda c, _: epoch(c, flat), (runner.params, runner.opt_state, key_epochs), None, hyper.n_epochs
+        )
+        means = {name: jnp.mean(value) for name, value in stats.items()}
+        means["loss"] = stats["loss"][-1, -1]  # SB3 logs the last minibatch's loss
+        means["explained_variance"] = 1.0 - jnp.var(returns - traj.value) / jnp.var(returns)
+        return Runner(params, opt_state, env, key), traj.figures, means
+
+    return update

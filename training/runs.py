@@ -1,0 +1,89 @@
+"""What both training drivers share: rounds, checkpoint paths, resuming, the env's settings, the result.
+
+A run learns in rounds (`TrainConfig.round_moves`: a rollout of every table); `steps`,
+`checkpoint_every` and `league_every` are rounded up to whole rounds. It writes a
+checkpoint every `checkpoint_every` learner moves (`OUT/checkpoints/step-N.zip`) and
+`OUT/final.zip` at the end. Chunks start at fixed step counts, so a run resumed from any of
+its checkpoints makes exactly the calls an uninterrupted run makes from there, with the
+same state: the final weights are the same. Learner moves are counted over all tables.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from piramida.envs import core
+from piramida.training import checkpoint
+from piramida.training.config import IDENTITY, ConfigError, TrainConfig
+
+STEP_FILE = re.compile(r"step-(\d+)\.zip")
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a run wrote: the final checkpoint, its step count, and this session's moves, seconds and rate."""
+
+    final: Path
+    steps: int
+    moves: int
+    seconds: float
+    moves_per_second: float
+
+    @classmethod
+    def timed(cls, final: Path, steps: int, moves: int, seconds: float) -> Result:
+        """The result of a session that made `moves` learner moves in `seconds`."""
+        return cls(final, steps, moves, seconds, moves / seconds if seconds > 0 else 0.0)
+
+
+def round_up(value: int, unit: int) -> int:
+    """`value` rounded up to a multiple of `unit` (at least one `unit`)."""
+    return max(unit, -(-value // unit) * unit)
+
+
+def checkpoint_path(out: Path, steps: int) -> Path:
+    """Where the checkpoint after `steps` learner moves goes."""
+    return out / "checkpoints" / f"step-{steps:09d}.zip"
+
+
+def latest_checkpoint(out: Path) -> Path:
+    """The checkpoint with the most steps in `out`; ConfigError if there is none."""
+    found = sorted(
+        (int(m.group(1)), p)
+        for p in (out / "checkpoints").glob("step-*.zip")
+        if (m := STEP_FILE.fullmatch(p.name))
+    )
+    if not found:
+        raise ConfigError(f"resume: no checkpoint in {out / 'checkpoints'}")
+    return found[-1][1]
+
+
+class Restorable(Protocol):
+    """Metrics that continue from saved windows (`callbacks.Figures`, `callbacks.TrainingCallback`)."""
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Continue from `state`."""
+
+
+def resumed(config: TrainConfig, path: Path) -> checkpoint.Checkpoint:
+    """The checkpoint at `path`; CheckpointError unless it is one of `config`'s run."""
+    ck = checkpoint.read(path)
+    checkpoint.check_fits(ck.path, ck.meta, config, IDENTITY)
+    return ck
+
+
+def restore_metrics(ck: checkpoint.Checkpoint, metrics: Restorable) -> None:
+    """Give `metrics` the windows saved in `ck`; CheckpointError if they do not fit."""
+    try:
+        metrics.set_state(checkpoint.part(ck, "resume", "metrics"))
+    except (KeyError, TypeError, ValueError) as error:
+        raise ck.error(f"resume.metrics: {error}") from error
+
+
+def settings_of(config: TrainConfig) -> core.Settings:
+    """The env's settings for a run."""
+    return core.settings_from(
+        config.variant, action_mode=config.action_mode, noise=config.noise, shot_limit=config.shot_limit
+    )
