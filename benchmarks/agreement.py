@@ -15,7 +15,7 @@ Usage::
 
 Writes ``agreement.json`` (every shot's comparison and the summary) and ``agreement.md``
 (the tables) into ``--out``. The same generators and comparison are used by
-``tests/test_agreement_pooltool.py``.
+``tests/physics/test_agreement_pooltool.py``.
 
 Two diagnostic switches change pooltool (never on by default) to show where the remaining
 differences come from: ``--ref-spacer 1e-10`` shrinks the 1e-6 m gap pooltool's

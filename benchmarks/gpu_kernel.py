@@ -53,8 +53,7 @@ def kernel(out: str, block: str) -> None:
 
 def ppo(out: str) -> None:
     """Learner moves per second of `jax-ppo` against greedy, and the time of its first round."""
-    from piramida.envs import functional
-    from piramida.training import ppo, runs
+    from piramida.training import ppo
     from piramida.training.config import TrainConfig
 
     emit(out, section="ppo", devices=[str(d) for d in jax.devices()])
@@ -63,18 +62,8 @@ def ppo(out: str) -> None:
         hyper = {"n_steps": n_steps, "batch_size": tables * n_steps // 8, "n_epochs": 4}
         config = TrainConfig(algo="jax-ppo", variant="free", action_mode="assisted", tables=tables,
                              opponent="greedy", seed=0, hyperparameters=hyper, noise=0.15)  # fmt: skip
-        h, settings = ppo.Hyper.of(config), runs.settings_of(config)
-        t = time.perf_counter()
-        runner = ppo.new_runner(config, settings, h)
-        update = ppo.make_update(settings.action_mode, config.opponent, h)
-        numbers = functional.EnvParams.of(settings)
-        runner = jax.block_until_ready(update(runner, numbers))[0]
-        warm = time.perf_counter() - t
         rounds = 3
-        t = time.perf_counter()
-        for _ in range(rounds):
-            runner = jax.block_until_ready(update(runner, numbers))[0]
-        dt = time.perf_counter() - t
+        warm, dt = ppo.time_rounds(config, rounds)
         moves = rounds * n_steps * tables
         emit(out, section="ppo", tables=tables, opponent="greedy", first_round_s=warm, rounds=rounds,
              learner_moves_per_s=moves / dt, seconds_per_round=dt / rounds)  # fmt: skip

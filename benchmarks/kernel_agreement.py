@@ -23,7 +23,7 @@ so it is potted, rattles off the jaw noses or hits the jaw faces; `frozen` has t
 three balls touching each other or a cushion (gaps 0 to 5e-5 m) struck through or into.
 The `full` set (random and break) is for measurement; the `small` set (a few hundred
 shots of every workload) is the committed fixture `tests/data/xla_reference.npz` that
-`tests/test_kernel_reference.py` replays.
+`tests/physics/test_kernel_reference.py` replays.
 
 Usage (run from outside the repository to choose the build with PYTHONPATH)::
 

@@ -21,14 +21,12 @@ import platform
 import time
 from typing import Any
 
-import jax
 from rich.console import Console
 from rich.table import Table
 
 import piramida.physics  # noqa: F401 (float64, which the game states need)
-from piramida.envs import functional
 from piramida.physics.files import write_atomic
-from piramida.training import ppo, runs
+from piramida.training import ppo
 from piramida.training.config import TrainConfig
 
 
@@ -66,17 +64,7 @@ def sb3_speed(args: argparse.Namespace, tables: int) -> dict[str, Any]:
 def jax_speed(args: argparse.Namespace, tables: int) -> dict[str, Any]:
     """jax-ppo's jitted round: one warm-up round (the reset and the round compile), then timed rounds."""
     config = config_of("jax-ppo", args, tables)
-    hyper, settings = ppo.Hyper.of(config), runs.settings_of(config)
-    started = time.perf_counter()
-    runner = ppo.new_runner(config, settings, hyper)
-    update = ppo.make_update(settings.action_mode, config.opponent, hyper)
-    numbers = functional.EnvParams.of(settings)
-    runner = jax.block_until_ready(update(runner, numbers))[0]
-    warmup = time.perf_counter() - started
-    started = time.perf_counter()
-    for _ in range(args.rounds):
-        runner = jax.block_until_ready(update(runner, numbers))[0]
-    seconds = time.perf_counter() - started
+    warmup, seconds = ppo.time_rounds(config, args.rounds)
     return {"warmup_s": warmup, "seconds": seconds, "moves": args.rounds * config.round_moves()}
 
 

@@ -27,16 +27,16 @@ from piramida.physics.strike import cue_impulse
 from piramida.physics.table import PRESETS, SPEC_FIELDS
 from piramida.physics.workloads import WORKLOADS, random_shots, time_kernel
 
+HELP = "measure kernel throughput and compile time (and the ratio to pooltool)"
+DESCRIPTION = (
+    "Shots/s and events/s per batch size on random 16-ball layouts and on "
+    "breaks; first-compile and cached-start times; optionally pooltool's throughput on "
+    "the same shots in the same process."
+)
 
-def add_parser(commands: Any) -> None:
-    """Register the subcommand."""
-    parser = commands.add_parser(
-        "bench",
-        help="measure kernel throughput and compile time (and the ratio to pooltool)",
-        description="Shots/s and events/s per batch size on random 16-ball layouts and on "
-        "breaks; first-compile and cached-start times; optionally pooltool's throughput on "
-        "the same shots in the same process.",
-    )
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options (`cli.main` registers the command with `HELP` and `DESCRIPTION`)."""
     parser.add_argument("--sizes", default="1,64,1024,8192", help="batch sizes (default: %(default)s)")
     parser.add_argument("--workloads", default="random16,break", help="random16 and/or break")
     parser.add_argument(
@@ -48,7 +48,6 @@ def add_parser(commands: Any) -> None:
     )
     parser.add_argument("--compile", action="store_true", help="also time a cold compile and a cached start")
     parser.add_argument("--json", help="write the figures to this JSON file")
-    parser.set_defaults(run=run)
 
 
 def pooltool_specs(count: int) -> list[dict[str, Any]]:

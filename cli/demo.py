@@ -15,7 +15,6 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import jax
 import numpy as np
@@ -26,15 +25,15 @@ import piramida.physics as ph
 from piramida.physics.contract import result_to_json
 from piramida.physics.layouts import break_positions
 
+HELP = "simulate a break on the default table (the default command)"
+DESCRIPTION = (
+    "Rack the pyramid (G8.1), break from the house with ball 0, print the "
+    "event summary and write the balls' paths as a PNG and the shot as JSON."
+)
 
-def add_parser(commands: Any) -> None:
-    """Register the subcommand."""
-    parser = commands.add_parser(
-        "demo",
-        help="simulate a break on the default table (the default command)",
-        description="Rack the pyramid (G8.1), break from the house with ball 0, print the "
-        "event summary and write the balls' paths as a PNG and the shot as JSON.",
-    )
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options (`cli.main` registers the command with `HELP` and `DESCRIPTION`)."""
     parser.add_argument("--out", default="piramida-out", help="output folder (default: %(default)s)")
     parser.add_argument("--speed", type=float, default=8.0, help="cue speed, m/s (default: %(default)s)")
     parser.add_argument("--phi", type=float, default=90.0, help="aim, degrees (default: %(default)s)")
@@ -55,7 +54,6 @@ def add_parser(commands: Any) -> None:
         help="tables played at once while training (default: %(default)s; 8 or fewer share one "
         "compiled program with the evaluation)",
     )
-    parser.set_defaults(run=run)
 
 
 # The recommended recipe (README, "Training"): what `--train-steps` runs.

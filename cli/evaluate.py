@@ -14,7 +14,6 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from piramida.cli import options
 from piramida.evaluation import roster
@@ -22,16 +21,16 @@ from piramida.evaluation.roster import parse_agents
 from piramida.evaluation.settings import add_game_arguments
 from piramida.rules import ids
 
+HELP = "round-robin tournament of bots over variants: ratings, report, replays"
+DESCRIPTION = (
+    "Every pair of --agents plays --games frames in each of --variants (one batch "
+    "per pair and variant; each breaks in half of them). Writes results.json, results.csv, "
+    "report.md with pictures, and optionally replays, into --out."
+)
 
-def add_parser(commands: Any) -> None:
-    """Register the subcommand."""
-    parser = commands.add_parser(
-        "eval",
-        help="round-robin tournament of bots over variants: ratings, report, replays",
-        description="Every pair of --agents plays --games frames in each of --variants (one batch "
-        "per pair and variant; each breaks in half of them). Writes results.json, results.csv, "
-        "report.md with pictures, and optionally replays, into --out.",
-    )
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options (`cli.main` registers the command with `HELP` and `DESCRIPTION`)."""
     parser.add_argument(
         "--agents",
         type=parse_agents,
@@ -44,7 +43,6 @@ def add_parser(commands: Any) -> None:
     add_game_arguments(parser, "pro")
     parser.add_argument("--out", default="piramida-eval", help="output folder (default: %(default)s)")
     parser.add_argument("--replays", type=int, default=0, help="games to save as match records and GIFs (0)")
-    parser.set_defaults(run=run)
 
 
 def fail(message: str) -> int:

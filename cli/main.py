@@ -11,6 +11,17 @@ from collections.abc import Sequence
 
 from piramida.cli import bench, demo, evaluate, play, referee, simulate, train
 
+# Each command's module holds its help, description, options and `run`; its work lives in a room below.
+COMMANDS = {
+    "demo": demo,
+    "simulate": simulate,
+    "referee": referee,
+    "bench": bench,
+    "eval": evaluate,
+    "play": play,
+    "train": train,
+}
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
@@ -19,8 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="piramida: Russian pyramid billiards on a batched, event-driven Warp physics kernel.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (demo, simulate, referee, bench, evaluate, play, train):
-        module.add_parser(commands)
+    for name, module in COMMANDS.items():
+        command = commands.add_parser(name, help=module.HELP, description=module.DESCRIPTION)
+        module.add_arguments(command)
+        command.set_defaults(run=module.run)
     return parser
 
 

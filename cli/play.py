@@ -7,7 +7,6 @@ import socket
 import sys
 import threading
 import webbrowser
-from typing import Any
 
 from piramida.cli import options
 from piramida.rules import ids
@@ -15,15 +14,16 @@ from piramida.rules import ids
 LEVELS = ("easy", "medium", "strong", "strongest")
 
 
-def add_parser(commands: Any) -> None:
-    """Register the subcommand."""
-    parser = commands.add_parser(
-        "play",
-        help="play against the bot in the browser",
-        description="Start a local web server with a page to play Russian pyramid against a bot: "
-        "aim, spin and power with the mouse, the referee's verdict after every shot, decisions "
-        "after fouls, the match record to download and replay. Games are saved under --state-dir.",
-    )
+HELP = "play against the bot in the browser"
+DESCRIPTION = (
+    "Start a local web server with a page to play Russian pyramid against a bot: "
+    "aim, spin and power with the mouse, the referee's verdict after every shot, decisions "
+    "after fouls, the match record to download and replay. Games are saved under --state-dir."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options (`cli.main` registers the command with `HELP` and `DESCRIPTION`)."""
     parser.add_argument("--variant", choices=ids.VARIANT_NAMES, default="free", help="default: %(default)s")
     parser.add_argument(
         "--bot",
@@ -50,7 +50,6 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "--state-dir", default=None, help="where games are saved (default: ~/.cache/piramida/games)"
     )
-    parser.set_defaults(run=run)
 
 
 def check_bot(name: str, noise_level: str) -> str | None:

@@ -32,21 +32,21 @@ REQUEST_FIELDS = (
 )  # fmt: skip
 
 
-def add_parser(commands: Any) -> None:
-    """Register the subcommand."""
-    parser = commands.add_parser(
-        "referee",
-        help="rule on a shot (or apply a decision) given as JSON",
-        description="Read one JSON request, or JSON Lines (one request a line): the variant, the "
-        "game state before the shot, the strike and call, and the shot's result as `piramida "
-        "simulate` writes it. Write the verdict: legal or foul with its rule ids, balls scored, "
-        "respots, points, the next player, the pending decision, game over, and the next state. "
-        "With --replay, re-adjudicate a match record (JSON Lines) and report whether every "
-        "verdict is reproduced. The schema is in docs/RULES.md.",
-    )
+HELP = "rule on a shot (or apply a decision) given as JSON"
+DESCRIPTION = (
+    "Read one JSON request, or JSON Lines (one request a line): the variant, the "
+    "game state before the shot, the strike and call, and the shot's result as `piramida "
+    "simulate` writes it. Write the verdict: legal or foul with its rule ids, balls scored, "
+    "respots, points, the next player, the pending decision, game over, and the next state. "
+    "With --replay, re-adjudicate a match record (JSON Lines) and report whether every "
+    "verdict is reproduced. The schema is in docs/RULES.md."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options (`cli.main` registers the command with `HELP` and `DESCRIPTION`)."""
     jsonio.add_io_arguments(parser)
     parser.add_argument("--replay", action="store_true", help="the input is a match record to replay")
-    parser.set_defaults(run=run)
 
 
 @jax.jit

@@ -7,24 +7,22 @@ batching) is `physics.contract`, shared with the referee, the play app and the b
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from piramida.cli import jsonio
 from piramida.physics.contract import parse_request, run_requests
 from piramida.physics.fields import FieldError
 
+HELP = "simulate shots given as JSON (one object, or JSON Lines for a batch)"
+DESCRIPTION = (
+    "Read one JSON object, or JSON Lines (one table a line, simulated as one "
+    "batch), and write the final balls, pocketed balls and event log as JSON. "
+    "The schema is in the README."
+)
 
-def add_parser(commands: Any) -> None:
-    """Register the subcommand."""
-    parser = commands.add_parser(
-        "simulate",
-        help="simulate shots given as JSON (one object, or JSON Lines for a batch)",
-        description="Read one JSON object, or JSON Lines (one table a line, simulated as one "
-        "batch), and write the final balls, pocketed balls and event log as JSON. "
-        "The schema is in the README.",
-    )
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options (`cli.main` registers the command with `HELP` and `DESCRIPTION`)."""
     jsonio.add_io_arguments(parser)
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,18 +19,20 @@ from piramida.rules import ids
 DEFAULT_OUT = "piramida-train"
 
 
-def add_parser(commands: Any) -> None:
-    """Register the subcommand."""
-    parser = commands.add_parser(
-        "train",
-        help="train a policy (stable-baselines3 PPO, SAC, MaskablePPO, or JAX-native PPO): logs, "
-        "checkpoints, resume",
-        description="Train a policy on --tables tables stepped together, against a bot, a saved "
-        "policy or a league. Writes TensorBoard logs (OUT/tensorboard), a checkpoint every "
-        "--checkpoint-every learner moves (OUT/checkpoints/step-N.zip) and OUT/final.zip, which "
-        "`piramida eval --agents OUT/final.zip,...` plays. Settings: defaults < --config < the "
-        "resumed checkpoint's < flags.",
-    )
+HELP = (
+    "train a policy (stable-baselines3 PPO, SAC, MaskablePPO, or JAX-native PPO): logs, checkpoints, resume"
+)
+DESCRIPTION = (
+    "Train a policy on --tables tables stepped together, against a bot, a saved "
+    "policy or a league. Writes TensorBoard logs (OUT/tensorboard), a checkpoint every "
+    "--checkpoint-every learner moves (OUT/checkpoints/step-N.zip) and OUT/final.zip, which "
+    "`piramida eval --agents OUT/final.zip,...` plays. Settings: defaults < --config < the "
+    "resumed checkpoint's < flags."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options (`cli.main` registers the command with `HELP` and `DESCRIPTION`)."""
     add = parser.add_argument
     add(
         "--algo",
@@ -81,7 +83,6 @@ def add_parser(commands: Any) -> None:
     )
     add("--no-progress", action="store_true", help="no progress bar")
     options.add_trust_pickle(parser)
-    parser.set_defaults(run=run)
 
 
 FLAGS = (

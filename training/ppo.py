@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import time
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -24,6 +25,7 @@ import piramida.physics  # noqa: F401 (float64, which the game states need)
 from piramida.envs import core, functional
 from piramida.training import networks
 from piramida.training.config import ConfigError, TrainConfig
+from piramida.training.runs import settings_of
 
 
 @dataclass(frozen=True)
@@ -227,3 +229,18 @@ def make_update(mode: str, opponent: str, hyper: Hyper) -> Any:
         return Runner(params, opt_state, env, key), traj.figures, means
 
     return update
+
+
+def time_rounds(config: TrainConfig, rounds: int) -> tuple[float, float]:
+    """Seconds of a run's first round (the reset and the compile) and of `rounds` more (benchmarks)."""
+    hyper, settings = Hyper.of(config), settings_of(config)
+    started = time.perf_counter()
+    runner = new_runner(config, settings, hyper)
+    update = make_update(settings.action_mode, config.opponent, hyper)
+    numbers = functional.EnvParams.of(settings)
+    runner = jax.block_until_ready(update(runner, numbers))[0]
+    first = time.perf_counter() - started
+    started = time.perf_counter()
+    for _ in range(rounds):
+        runner = jax.block_until_ready(update(runner, numbers))[0]
+    return first, time.perf_counter() - started

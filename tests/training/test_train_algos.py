@@ -11,12 +11,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_train_cli import same_weights
+from helpers.training_runs import same_weights
 
 from piramida.cli.main import main
 from piramida.envs.actions import ASSISTED_NVEC
 from piramida.envs.observation import FLAT_SIZE
 from piramida.training import checkpoint, policies, prior
+
+# Compile-heavy or long: left out of the quick lane (`pytest -m "not slow"`).
+pytestmark = pytest.mark.slow
 
 SAC = """
 algo = "sac"

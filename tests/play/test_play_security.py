@@ -17,10 +17,10 @@ from typing import Any
 
 import httpx2
 import pytest
+from helpers.play_layouts import HUMAN_DECIDES, NEAR_END, WINNING_SHOT
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
-from play_layouts import HUMAN_DECIDES, NEAR_END, WINNING_SHOT
 from starlette.testclient import TestClient
 
 from piramida.play.games import Games, Settings

@@ -16,8 +16,8 @@ from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
-from rules_logs import log_of, snapshot_of
 
+from helpers.rules_logs import log_of, snapshot_of
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.decisions import Decision, decide_one

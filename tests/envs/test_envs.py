@@ -195,7 +195,8 @@ def test_installed_hook_registers_the_ids_when_gymnasium_is_imported_with_no_pir
     assert "PyramidEnv" in out.stdout and "PyramidVectorEnv" in out.stdout and "dynamic" in out.stdout
 
 
-@pytest.mark.xdist_group("search-bot")  # tests/test_agents.py, SEARCH_GROUP
+@pytest.mark.slow
+@pytest.mark.xdist_group("search-bot")  # tests/agents/test_agents.py, SEARCH_GROUP
 def test_the_search_bot_plays_as_an_opponent_planning_for_the_env_noise() -> None:
     env = gym.make("piramida/FreePyramid-v0", opponent="search", noise="pro").unwrapped
     bot = env.core.opponent.__self__

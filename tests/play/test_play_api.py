@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from play_layouts import HUMAN_DECIDES, NEAR_END, WINNING_SHOT
+from helpers.play_layouts import HUMAN_DECIDES, NEAR_END, WINNING_SHOT
 from starlette.testclient import TestClient
 
 from piramida.agents import make_agent

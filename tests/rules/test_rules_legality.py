@@ -14,7 +14,7 @@ from typing import Any
 import jax
 import numpy as np
 import pytest
-from rules_logs import declared_of, log_of, mask_of, snapshot_of, stack
+from helpers.rules_logs import declared_of, log_of, mask_of, snapshot_of, stack
 
 from piramida.rules.shot_facts import ShotFacts, explain, shot_facts
 

@@ -16,15 +16,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from helpers.training_runs import damaged_copy, logged, resume_error, run_fixtures, same_weights, train
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from piramida.cli.main import main
 from piramida.training import checkpoint
 
 # Its module-scoped fixtures are costly: one worker runs the whole module (`--dist loadgroup`).
-pytestmark = pytest.mark.xdist_group("test_train_cli")
+pytestmark = [pytest.mark.xdist_group("test_train_cli"), pytest.mark.slow]
 
 TINY = """
 tables = 8
@@ -35,87 +35,7 @@ batch_size = 32
 n_epochs = 2
 """
 ROUND = 8 * 8  # learner moves in one PPO rollout
-
-
-def config_file(tmp_path_factory: pytest.TempPathFactory, text: str) -> Path:
-    """A TOML config holding `text` (shared with the jax-ppo tests)."""
-    path = tmp_path_factory.mktemp("config") / "tiny.toml"
-    path.write_text(text)
-    return path
-
-
-def train(config: Path, out: Path, *flags: str) -> int:
-    return main(
-        ["train", "--config", str(config), "--out", str(out), "--no-progress", "--device", "cpu", *flags]
-    )
-
-
-def three_rounds(config: Path, tmp_path_factory: pytest.TempPathFactory, round_: int) -> Path:
-    """An uninterrupted run of three rounds, a checkpoint after each."""
-    out = tmp_path_factory.mktemp("whole")
-    flags = ("--steps", str(3 * round_), "--checkpoint-every", str(round_), "--seed", "3")
-    assert train(config, out, *flags) == 0
-    return out
-
-
-LOGGED = {
-    "rollout/ep_rew_mean",
-    "rollout/ep_len_mean",
-    "piramida/win_rate",
-    "piramida/points_per_game",
-    "piramida/pot_rate",
-    "piramida/fouls_per_shot",
-    "time/shots_per_second",
-    "train/loss",
-    "train/value_loss",
-}
-
-
-def logged(run: Path) -> EventAccumulator:
-    """A tiny run's TensorBoard scalars, checked: every figure is there, and frames cut after 4 moves."""
-    events = EventAccumulator(str(run / "tensorboard"))
-    events.Reload()
-    missing = LOGGED - set(events.Tags()["scalars"])
-    assert not missing, missing
-    lengths = [e.value for e in events.Scalars("rollout/ep_len_mean")]
-    assert lengths and all(1 <= v <= 4 for v in lengths)
-    return events
-
-
-@pytest.fixture(scope="module")
-def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return config_file(tmp_path_factory, TINY)
-
-
-@pytest.fixture(scope="module")
-def whole(config: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return three_rounds(config, tmp_path_factory, ROUND)
-
-
-def weights(path: Path) -> dict[str, np.ndarray]:
-    """Every array of a checkpoint's state (networks, optimizers, games), by a path of keys."""
-    out: dict[str, np.ndarray] = {}
-
-    def collect(prefix: str, value: object) -> None:
-        if isinstance(value, torch.Tensor):
-            out[prefix] = value.numpy()
-        elif isinstance(value, np.ndarray):
-            out[prefix] = value
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                collect(f"{prefix}.{key}", item)
-        elif isinstance(value, list | tuple):
-            for key, item in enumerate(value):
-                collect(f"{prefix}.{key}", item)
-
-    state = checkpoint.read(path).state
-    collect("model", state.get("model", {}).get("parameters", state.get("runner")))
-    return out
-
-
-def same_weights(a: Path, b: Path) -> bool:
-    wa, wb = weights(a), weights(b)
-    return wa.keys() == wb.keys() and all(np.array_equal(wa[k], wb[k]) for k in wa)
+config, whole = run_fixtures(TINY, ROUND)
 
 
 def test_a_run_writes_tensorboard_figures_and_checkpoints_with_metadata(whole: Path) -> None:
@@ -174,11 +94,6 @@ def test_a_runs_learning_curves_are_read_from_its_logs_and_drawn(whole: Path, tm
     assert picture.stat().st_size > 10_000
 
 
-def resume_error(config: Path, out: Path, path: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> str:
-    assert train(config, out, "--resume", str(path), *flags) == 2
-    return capsys.readouterr().err
-
-
 def test_foreign_and_corrupt_checkpoints_are_named_and_refused(
     config: Path, whole: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -198,11 +113,7 @@ def test_foreign_and_corrupt_checkpoints_are_named_and_refused(
     truncated = tmp_path / "truncated.zip"
     truncated.write_bytes(good[: len(good) // 2])
     assert f"{truncated}: not a piramida checkpoint (" in resume_error(config, tmp_path, truncated, capsys)
-    with zipfile.ZipFile(whole / "final.zip") as archive:
-        info = archive.getinfo(checkpoint.ARRAYS)
-    damaged = tmp_path / "damaged.zip"
-    middle = info.header_offset + 100 + info.compress_size // 2
-    damaged.write_bytes(good[:middle] + bytes([good[middle] ^ 0xFF]) + good[middle + 1 :])
+    damaged = damaged_copy(whole / "final.zip", tmp_path)
     assert f"{damaged}: corrupt checkpoint" in resume_error(config, tmp_path, damaged, capsys)
 
     err = resume_error(config, tmp_path, whole / "final.zip", capsys, "--variant", "classic")

@@ -14,7 +14,7 @@ from typing import Any
 
 import jax
 import pytest
-from referee_helpers import CLASSIC, FREE, HOUSE_XY, table_state
+from helpers.referee_helpers import CLASSIC, FREE, HOUSE_XY, table_state
 
 import piramida.physics as ph
 from piramida.cli.main import main

@@ -254,6 +254,7 @@ def batches(requests: st.SearchStrategy[Any]) -> st.SearchStrategy[list[Any]]:
 # --- property tests -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 @settings(max_examples=600, deadline=None)
 @given(data=st.data())
@@ -266,6 +267,7 @@ def test_mutated_requests_are_answered_or_refused_in_one_line(
         on_a_table(answers)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(requests=every_number())
 def test_every_number_is_refused_or_simulated_sensibly(requests: list[Any], folder: Path) -> None:

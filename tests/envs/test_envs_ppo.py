@@ -9,10 +9,14 @@ reward per move than before training, on the same seeded evaluation games.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 from stable_baselines3 import PPO
 
 from piramida.envs.sb3 import SB3VecEnv
+
+# Compile-heavy or long: left out of the quick lane (`pytest -m "not slow"`).
+pytestmark = pytest.mark.slow
 
 TABLES = 8
 EVAL_STEPS = 48  # vector steps: 384 learner moves

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pooltool  # noqa: F401  (CI installs it; a missing pooltool should fail loudly)
 import pytest
-from benchmark_scripts import load
+from helpers.benchmark_scripts import load
 
 agreement = load("agreement")
 

@@ -106,7 +106,9 @@ def play_batch(states: st.GameState, moves: Any, seed: int = 0) -> Any:
     return after, outcome
 
 
-@pytest.mark.parametrize("name", ["random", "greedy", pytest.param("search", marks=SEARCH_GROUP)])
+@pytest.mark.parametrize(
+    "name", ["random", "greedy", pytest.param("search", marks=[SEARCH_GROUP, pytest.mark.slow])]
+)
 def test_agents_make_only_moves_the_referee_accepts(name: str) -> None:
     agent = make_agent(name, dims=DIMS)
     states = varied_states()
@@ -225,6 +227,7 @@ def test_throw_correction_pots_a_30_degree_cut_the_plain_aim_misses() -> None:
     assert (potted[~corrected] != pockets[~corrected]).all(), potted
 
 
+@pytest.mark.slow
 @SEARCH_GROUP
 def test_search_is_deterministic_for_given_keys() -> None:
     states = varied_states()
@@ -236,6 +239,7 @@ def test_search_is_deterministic_for_given_keys() -> None:
     )
 
 
+@pytest.mark.slow
 @SEARCH_GROUP
 def test_search_takes_the_one_easy_pot() -> None:
     # The layouts of the greedy test above: one object ball, nothing else on the table.
@@ -263,6 +267,7 @@ def no_pot_states() -> st.GameState:
     raise AssertionError(f"only {len(found)} layouts without a pot in 400")
 
 
+@pytest.mark.slow
 @SEARCH_GROUP
 def test_search_fouls_no_more_than_greedy_when_nothing_pots() -> None:
     states = no_pot_states()

@@ -13,13 +13,13 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
-from test_train_cli import config_file, logged, three_rounds, train
+from helpers.training_runs import damaged_copy, logged, resume_error, run_fixtures, train
 
 from piramida.training import checkpoint, jax_driver, networks, policies, prior
 from piramida.training.players import load_policy
 
 # Its module-scoped fixtures are costly: one worker runs the whole module (`--dist loadgroup`).
-pytestmark = pytest.mark.xdist_group("test_train_jax")
+pytestmark = [pytest.mark.xdist_group("test_train_jax"), pytest.mark.slow]
 
 TINY = """
 algo = "jax-ppo"
@@ -32,16 +32,7 @@ batch_size = 16
 n_epochs = 2
 """
 ROUND = 8 * 4  # learner moves in one round
-
-
-@pytest.fixture(scope="module")
-def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return config_file(tmp_path_factory, TINY)
-
-
-@pytest.fixture(scope="module")
-def whole(config: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return three_rounds(config, tmp_path_factory, ROUND)
+config, whole = run_fixtures(TINY, ROUND)
 
 
 def arrays(path: Path) -> dict[str, np.ndarray]:
@@ -99,11 +90,6 @@ def test_a_resumed_run_ends_with_the_uninterrupted_runs_state(
     assert meta is not None and meta["steps"] == 3 * ROUND
 
 
-def resume_error(config: Path, out: Path, path: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> str:
-    assert train(config, out, "--resume", str(path), *flags) == 2
-    return capsys.readouterr().err
-
-
 def test_foreign_and_corrupt_checkpoints_are_refused(
     config: Path, whole: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -113,12 +99,7 @@ def test_foreign_and_corrupt_checkpoints_are_refused(
         config, tmp_path, text, capsys
     )
 
-    good = (whole / "final.zip").read_bytes()
-    with zipfile.ZipFile(whole / "final.zip") as archive:
-        info = archive.getinfo(checkpoint.ARRAYS)
-    damaged = tmp_path / "damaged.zip"
-    middle = info.header_offset + 100 + info.compress_size // 2
-    damaged.write_bytes(good[:middle] + bytes([good[middle] ^ 0xFF]) + good[middle + 1 :])
+    damaged = damaged_copy(whole / "final.zip", tmp_path)
     assert f"{damaged}: corrupt checkpoint" in resume_error(config, tmp_path, damaged, capsys)
 
     # A checkpoint of an SB3 run (its metadata says ppo) resumed as jax-ppo, and another variant.

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmark_scripts import load
+from helpers.benchmark_scripts import load
 
 search_budget = load("search_budget")
 

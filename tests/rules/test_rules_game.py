@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from referee_helpers import (
+from helpers.referee_helpers import (
     CLASSIC,
     COMBINED,
     DIMS,
@@ -31,7 +31,7 @@ from referee_helpers import (
     judge,
     table_state,
 )
-from rules_logs import log_of, snapshot_of, stack
+from helpers.rules_logs import log_of, snapshot_of, stack
 
 from piramida.rules import ids
 from piramida.rules import state as st

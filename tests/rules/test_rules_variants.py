@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from referee_helpers import (
+from helpers.referee_helpers import (
     CLASSIC,
     COMBINED,
     DYNAMIC,

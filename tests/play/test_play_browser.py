@@ -19,15 +19,18 @@ from typing import Any
 
 import pytest
 import uvicorn
-from play_layouts import HUMAN_DECIDES
+from helpers.play_layouts import HUMAN_DECIDES
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from piramida.play.games import Settings
 from piramida.play.server import create_app, local_hosts
 
+# Compile-heavy or long: left out of the quick lane (`pytest -m "not slow"`).
+pytestmark = pytest.mark.slow
+
 CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).parent / "artifacts"
-DOCS_PNG = Path(__file__).parent.parent / "docs" / "play.png"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+DOCS_PNG = Path(__file__).resolve().parents[2] / "docs" / "play.png"
 TIMEOUT_MS = 180_000  # the first moves compile the referee and the bot (tens of seconds on two busy cores)
 # Every value the page's busy flag takes, in order (animating, thinking, idle ...).
 RECORD_BUSY = """

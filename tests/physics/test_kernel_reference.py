@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmark_scripts import load
+from helpers.benchmark_scripts import load
 
 kernel_agreement = load("kernel_agreement")
 
-REFERENCE = Path(__file__).resolve().parent / "data" / "xla_reference.npz"
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "xla_reference.npz"
 REQUIRED = 0.995
 EXACT = ("jaw", "frozen")  # workloads that must agree on every shot
 

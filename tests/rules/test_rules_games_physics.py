@@ -23,7 +23,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from referee_helpers import check_invariants
+from helpers.referee_helpers import check_invariants
 
 import piramida.physics as ph
 from piramida.cli.referee import answer
