@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 import jax
 
+from piramida.physics.fields import shown
+
 BallBallModel = Literal["frictional_inelastic", "frictionless_elastic"]
 CushionModel = Literal["han_2005", "stronge_compliant"]
 CushionContact = Literal["nose", "equator"]
@@ -129,7 +131,7 @@ class Models:
         ):
             value = getattr(self, name)
             if value not in allowed:
-                raise ValueError(f"models.{name}: unknown model {value!r}; choose from {allowed}")
+                raise ValueError(f"models.{name}: unknown model {shown(value)}; choose from {allowed}")
 
 
 POOLTOOL_MODELS = Models(contact="equator")
