@@ -108,4 +108,4 @@ def test_no_module_imports_itself_round_a_loop() -> None:
     "module", ["piramida.physics.engine.loop", "piramida.rules.game", "piramida.cli.main"]
 )
 def test_the_graph_reads_the_package(module: str) -> None:
-    assert module in GRAPH and (GRAPH[module] or module.endswith("loop"))
+    assert GRAPH[module]  # each of these imports other modules of the package

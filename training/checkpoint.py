@@ -377,7 +377,7 @@ def _conform(ck: Checkpoint, value: Any, template: Any, what: str) -> None:
             )
         return
     if isinstance(template, float) and type(value) is int:
-        return  # JSON writes 1.0 as 1 from some encoders; a whole number is still a float's value
+        return  # a number SB3 starts as a float and later keeps as an int (`start_time`: 0.0, then ns)
     if type(value) is not type(template):
         raise ck.error(f"{what}: expected {type(template).__name__}, got {type(value).__name__}")
     if isinstance(template, dict):

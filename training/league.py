@@ -88,5 +88,7 @@ class League:
         if path not in self._snapshots:
             if len(self._snapshots) >= SNAPSHOTS_KEPT:
                 self._snapshots.pop(next(iter(self._snapshots)))
-            self._snapshots[path] = players.make_player(path, self.settings.noise).act
+            # This run's own checkpoint: loaded as it is, without `make_player`'s trial move on a
+            # fresh table (a batch shape of its own, compiled in the middle of the run).
+            self._snapshots[path] = players.PolicyAgent(path, self.settings.noise).act
         return self._snapshots[path]
