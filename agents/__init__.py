@@ -1,4 +1,4 @@
-"""piramida.agents: bots that play from the game state (the agent protocol, random, greedy, search).
+"""piramida.agents: bots that play from the game state (the agent protocol, random, greedy, search, trained).
 
 `make_agent` builds one by name, and `make_bot` from a player's name (`greedy`,
 `search:medium`), so matches, the environments and the command line name bots alike
@@ -15,17 +15,19 @@ from piramida.agents.greedy import GreedyAgent
 from piramida.agents.protocol import Agent
 from piramida.agents.random_agent import RandomAgent
 from piramida.agents.search import DEFAULT_LEVEL, LEVELS, SearchAgent
+from piramida.agents.trained import TrainedAgent
 
 AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "search": SearchAgent,
+    "trained": TrainedAgent,
 }
-PLANNERS = ("search",)  # bots that plan for the execution noise: they take `noise_level`
+PLANNERS = ("search", "trained")  # bots that know the execution noise: they take `noise_level`
 
 
 def make_agent(name: str, **kwargs: Any) -> Agent:
-    """The agent called `name` ("random", "greedy", "search"), built with `kwargs`.
+    """The agent called `name` ("random", "greedy", "search", "trained"), built with `kwargs`.
 
     A ValueError names an unknown one.
     """
@@ -40,7 +42,7 @@ def check_bot(name: str) -> str:
     if bot not in AGENTS:
         levels = ", ".join(f"search:{k}" for k in LEVELS)
         raise ValueError(f"unknown bot {name!r}; choose from {', '.join(sorted(AGENTS))} ({levels})")
-    if colon and bot not in PLANNERS:
+    if colon and bot != "search":
         raise ValueError(f"bot {name!r}: only search takes a level")
     if colon and level not in LEVELS:
         raise ValueError(f"bot {name!r}: unknown search level; choose from {', '.join(LEVELS)}")
@@ -48,9 +50,10 @@ def check_bot(name: str) -> str:
 
 
 def make_bot(name: str, noise_level: float) -> Agent:
-    """The bot called `name` (`random`, `greedy`, `search`, `search:LEVEL`) for games at `noise_level`.
+    """The bot called `name` (`random`, `greedy`, `search`, `search:LEVEL`, `trained`) at `noise_level`.
 
-    The planners plan for the noise of the games they play, so they are built per noise level.
+    The search plans for the noise of the games it plays and the trained policy sees it,
+    so they are built per noise level.
     """
     bot, _, level = check_bot(name).partition(":")
     kwargs: dict[str, Any] = {"noise_level": noise_level} if bot in PLANNERS else {}
@@ -69,6 +72,7 @@ __all__ = [
     "PowerRule",
     "RandomAgent",
     "SearchAgent",
+    "TrainedAgent",
     "check_bot",
     "make_agent",
     "make_bot",

@@ -1,8 +1,9 @@
 """The greedy agent: the best ghost-ball pot on the table, or a safe full hit when there is none.
 
-It looks one shot ahead and no further: no position play, no defence. The pot is slot 0
-of `candidates` (throw-corrected aim, power-rule speed); with no pot on, it hits the
-nearest object ball it can reach full at a moderate speed, so that it at least makes
+It looks one shot ahead and no further: no position play, no defence. It plays from the
+shot menu (`agents.menu`): its first slot, the best ghost-ball pot (throw-corrected aim,
+power-rule speed); with no pot on, its plain safety, a full hit on the nearest object
+ball it can reach at a moderate speed, so that it at least makes
 contact (G5.3) and the ball has a chance to reach a cushion (G20). Decisions follow the
 referee's documented default policy (`decisions.default_decision`).
 """
@@ -10,53 +11,19 @@ referee's documented default policy (`decisions.default_decision`).
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 import jax
 import jax.numpy as jnp
 from jax import Array
 
-from piramida.agents.candidates import (
-    Candidates,
-    N,
-    PowerRule,
-    candidates,
-    fixed_own,
-    pocket_mouths,
-    segment_distance,
-    shot_pairs,
-)
+from piramida.agents.candidates import N, PowerRule, fixed_own, pocket_mouths
+from piramida.agents.menu import Family, Menu, safety_costs, shot_menu
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
 from piramida.physics.table import Table, preset
-from piramida.rules import ids, placement
+from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.decisions import default_decision
 from piramida.rules.game import Move, move
-
-BLOCKED_COST = 100.0  # m: a blocked path loses to any clear one
-
-
-def safety_costs(state: st.GameState, dims: st.Dims = st.DEFAULT_DIMS) -> tuple[Any, Any, Any]:
-    """One table's (own ball, object ball) pairs for a safety, by cost: (place, own_xy, cost).
-
-    `place` (2,) is where a ball in hand goes (`placement.default_placement`), `own_xy`
-    (16, 2) where each own ball stands (placed from hand, or its spot), and `cost`
-    (16, 16) the distance from own ball to object ball, plus `BLOCKED_COST` where another
-    ball lies within 2R of the path; infinite for pairs the rules do not allow (G4, G21.2).
-    """
-    W, L, R = dims.width, dims.length, dims.R
-    pos, on = state.positions, state.on_table
-    balls = jnp.arange(N)
-    placing = (state.phase == st.BREAK) | (state.phase == st.IN_HAND)
-    region = st.hand_region(state, dims)
-    place = placement.default_placement(region, pos, on, W, L, R, grid=placement.COARSE_GRID)
-    own_xy = jnp.where((placing & (balls == fixed_own(state)))[:, None], place, pos)
-    # Another ball within 2R of the own ball's path blocks it (the pair's own balls excluded).
-    gaps = segment_distance(pos, own_xy[:, None, None, :], pos[None, :, None, :])  # (O, T, 16)
-    others = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])
-    blocked = jnp.any(others & (gaps < 2.0 * R), axis=-1)
-    cost = jnp.linalg.norm(pos[None] - own_xy[:, None], axis=-1) + jnp.where(blocked, BLOCKED_COST, 0.0)
-    return place, own_xy, jnp.where(shot_pairs(state, dims), cost, jnp.inf)
 
 
 def safety_move(
@@ -95,21 +62,23 @@ def safety_move(
     )
 
 
-def _greedy_move(state: st.GameState, best: Candidates, dims: st.Dims, rule: PowerRule, table: Table) -> Move:
-    """One table's move: the best pot (`best` slot 0) if there is one, else the safety."""
-    safety = safety_move(state, dims, rule, table)
-    classic = state.variant == ids.CLASSIC
-    pot = safety.replace(
-        ball=best.own[0],
-        speed=best.speed[0],
-        phi=best.phi[0],
-        b=best.b[0],
-        place=best.place[0],
-        # CLS-5.2: the candidate's (ball, pocket) is the call.
-        call_ball=jnp.where(classic, best.target[0], ids.NO_BALL),
-        call_pocket=jnp.where(classic, best.pocket[0], -1),
-    )
-    return jax.tree_util.tree_map(lambda x, y: jnp.where(best.valid[0], x, y), pot, safety)
+# Greedy's menu: the fewest slots the menu allows (3 pots for the break placements), one
+# safety pair. Its first pot and its plain safety are slots of every larger menu too.
+GREEDY_MENU = Menu(pots=3, in_offs=0, doubles=0, kicks=0, safety_pairs=1)
+PLAIN_SAFETY = GREEDY_MENU.safety_slot(speed=0, thickness=0, pair=0)  # a full hit on the cheapest pair
+
+
+def _greedy_move(state: st.GameState, menu: Family, dims: st.Dims, rule: PowerRule, table: Table) -> Move:
+    """One table's move: the menu's first slot (its best pot, or the break) if it holds one.
+
+    Else the menu's plain safety at `rule.safety_speed`, else `safety_move` (when no pair
+    the rules allow is left).
+    """
+    pick = lambda slot: jax.tree_util.tree_map(lambda x: x[slot], menu.moves)  # noqa: E731
+    safety = pick(PLAIN_SAFETY).replace(speed=jnp.asarray(rule.safety_speed, menu.moves.speed.dtype))
+    fallback = safety_move(state, dims, rule, table)
+    safety = jax.tree_util.tree_map(lambda x, y: jnp.where(menu.valid[PLAIN_SAFETY], x, y), safety, fallback)
+    return jax.tree_util.tree_map(lambda x, y: jnp.where(menu.valid[0], x, y), pick(0), safety)
 
 
 @functools.partial(jax.jit, static_argnames=("dims", "rule", "models"))
@@ -122,12 +91,12 @@ def greedy_moves(
     models: Models,
 ) -> Move:
     """`GreedyAgent.act` as a function on (B,) states."""
-    best = candidates(states, dims, 1, rule, table, params, models)
-    return jax.vmap(lambda s, c: _greedy_move(s, c, dims, rule, table))(states, best)
+    menu = shot_menu(states, GREEDY_MENU, rule, dims, table, params, models)
+    return jax.vmap(lambda s, m: _greedy_move(s, m, dims, rule, table))(states, menu)
 
 
 class GreedyAgent:
-    """Pots the best candidate (`candidates` slot 0) with its throw-corrected aim and power.
+    """Pots the menu's best pot (its slot 0) with its throw-corrected aim and power.
 
     With no candidate it plays a safety: a full hit on the nearest object ball it can
     reach (a clear path preferred) at `rule.safety_speed`. Decisions: the default policy

@@ -1,4 +1,4 @@
-"""The shots a search bot considers on one table: a fixed-size menu of candidate moves.
+"""The shot menu: the fixed-size list of candidate moves every bot and policy chooses from.
 
 A search is only as good as what it searches, so the menu covers what a player would
 think of, each family planned by geometry and left to the simulation to judge:
@@ -17,16 +17,21 @@ think of, each family planned by geometry and left to the simulation to judge:
 - the break (G11, G12.1): in the BREAK phase every slot holds a break variant instead.
 
 Slots that do not apply hold `valid = False`. Everything is JAX on fixed shapes; one
-table at a time (`table_menu`), batched by `jax.vmap` in the search.
+table at a time (`table_menu`), batched by `shot_menu`. The menu is the project's one list
+of candidate shots: the search bot simulates it, greedy plays its first pot or its plain
+safety, the environments' `assisted` actions pick a slot of it, and the trained policy
+scores its slots.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from piramida.agents.candidates import (
     MAX_CUT_DEG,
@@ -34,6 +39,7 @@ from piramida.agents.candidates import (
     N,
     PowerRule,
     aim,
+    candidates,
     fixed_own,
     pocket_mouths,
     pocket_room,
@@ -42,15 +48,16 @@ from piramida.agents.candidates import (
     unit,
 )
 from piramida.physics.kernel import contact_distance
-from piramida.physics.params import Models, PhysicsParams
-from piramida.physics.table import Table
+from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
+from piramida.physics.table import Table, preset
 from piramida.rules import ids, placement
 from piramida.rules import state as st
 from piramida.rules.decisions import default_decision
 from piramida.rules.game import Move, move
 
 # (arrival speed of the object ball at the pocket m/s, vertical tip offset b): the plain
-# pot of the power rule, a soft draw, a firm follow and a firm stun-draw.
+# pot of the power rule (a menu built with another rule plays that rule's plain pot first),
+# a soft draw, a firm follow and a firm stun-draw.
 POT_STYLES: tuple[tuple[float, float], ...] = ((0.6, 0.0), (0.3, -0.35), (1.2, 0.35), (1.5, -0.5))
 IN_OFF_SPEED = 3.0  # m/s: cue speed of an in-off (the own ball keeps sin(cut) of its speed)
 IN_OFF_TIP = -0.25  # a little draw: the own ball meets the object ball stunned
@@ -64,6 +71,8 @@ BREAK_SPEEDS = (8.0, 6.0, 4.0)  # m/s
 BREAK_AIMS = (0.0, 1.5, -1.5, 3.0, -3.0)  # degrees off the apex
 BREAK_PLACES = 3  # the break placements of `candidates` (its slots 0-2)
 BREAK_VARIANTS = len(BREAK_SPEEDS) * len(BREAK_AIMS) * BREAK_PLACES
+BLOCKED_COST = 100.0  # m: a safety's blocked path loses to any clear one
+KINDS = ("pot", "in-off", "double", "kick", "safety", "break")  # the families, in menu order
 
 
 @dataclass(frozen=True)
@@ -79,8 +88,27 @@ class Menu:
     @property
     def size(self) -> int:
         """The number of candidate moves per table."""
-        safeties = self.safety_pairs * len(SAFETY_THICKNESS) * len(SAFETY_SPEEDS)
-        return self.pots * len(POT_STYLES) + self.in_offs + self.doubles + self.kicks + safeties
+        return self.safety_start + self.safety_pairs * len(SAFETY_THICKNESS) * len(SAFETY_SPEEDS)
+
+    @property
+    def safety_start(self) -> int:
+        """The first safety slot (pots, in-offs, doubles and kicks come before)."""
+        return self.pots * len(POT_STYLES) + self.in_offs + self.doubles + self.kicks
+
+    def safety_slot(self, speed: int, thickness: int, pair: int) -> int:
+        """The slot of the `pair`-th cheapest pair's safety (indices of SAFETY_SPEEDS, SAFETY_THICKNESS)."""
+        return self.safety_start + (speed * len(SAFETY_THICKNESS) + thickness) * self.safety_pairs + pair
+
+    def kinds(self) -> Any:
+        """(size,) each slot's family outside the BREAK phase: an index of `KINDS` (`break` aside)."""
+        safeties = self.size - self.safety_start
+        counts = (self.pots * len(POT_STYLES), self.in_offs, self.doubles, self.kicks, safeties)
+        return np.repeat(np.arange(len(counts)), counts)
+
+    def styles(self) -> Any:
+        """(size,) each pot slot's index of `POT_STYLES` (-1 for the other families)."""
+        pots = np.repeat(np.arange(len(POT_STYLES)), self.pots)
+        return np.concatenate([pots, np.full(self.size - pots.size, -1)])
 
 
 def _phi(heading: Any) -> Any:
@@ -132,6 +160,15 @@ class Family:
 
     moves: Move
     valid: Any
+    target: Any  # the object ball the shot plays at (a safety's ball, the break's apex)
+    pocket: Any  # the pocket it aims at (a safety's: the object ball's nearest)
+
+
+def moves_at(moves: Move, slot: Any) -> Move:
+    """A batch's moves (fields (B, M)) at slot `slot` (B,) of each table: fields (B,)."""
+    return jax.tree_util.tree_map(
+        lambda x: jnp.take_along_axis(x, slot.reshape((-1,) + (1,) * (x.ndim - 1)), axis=1)[:, 0], moves
+    )
 
 
 def _calls(state: st.GameState, ball: Any, pocket: Any) -> dict[str, Any]:
@@ -194,6 +231,7 @@ def _geometry(
 def _pots(g: Geometry, best: Candidates, rule: PowerRule, params: PhysicsParams, models: Models) -> Family:
     """The kept `candidates` pots, each re-aimed in every `POT_STYLES` style (styles x pots)."""
     obj = g.state.positions[best.target]
+    styles = ((rule.arrival, rule.tip), *POT_STYLES[1:])  # the first: the power rule's own pot
     target = g.mouth_aim[best.pocket]
     planned = [
         aim(
@@ -205,19 +243,20 @@ def _pots(g: Geometry, best: Candidates, rule: PowerRule, params: PhysicsParams,
             params,
             models,
         )
-        for arrival, tip in POT_STYLES
+        for arrival, tip in styles
     ]
-    styles = len(POT_STYLES)
     return Family(
         moves=move(
-            ball=_tile(best.own, styles),
+            ball=_tile(best.own, len(styles)),
             speed=jnp.concatenate([p.speed for p in planned]),
             phi=jnp.concatenate([p.phi for p in planned]),
-            b=jnp.repeat(jnp.asarray([tip for _, tip in POT_STYLES]), best.own.shape[0]),
-            place=_tile(best.place, styles),
-            **_calls(g.state, _tile(best.target, styles), _tile(best.pocket, styles)),
+            b=jnp.repeat(jnp.asarray([tip for _, tip in styles]), best.own.shape[0]),
+            place=_tile(best.place, len(styles)),
+            **_calls(g.state, _tile(best.target, len(styles)), _tile(best.pocket, len(styles))),
         ),
-        valid=_tile(best.valid, styles),
+        valid=_tile(best.valid, len(styles)),
+        target=_tile(best.target, len(styles)),
+        pocket=_tile(best.pocket, len(styles)),
     )
 
 
@@ -235,6 +274,8 @@ def _aimed(
             **_calls(g.state, obj, pocket),
         ),
         valid=ok,
+        target=obj,
+        pocket=pocket,
     )
 
 
@@ -341,15 +382,35 @@ def _kicks(g: Geometry, k: int) -> Family:
     return _aimed(g, heading, index, own, obj, pocket, ok, speed)
 
 
+def safety_costs(state: st.GameState, dims: st.Dims = st.DEFAULT_DIMS) -> tuple[Any, Any, Any]:
+    """One table's (own ball, object ball) pairs for a safety, by cost: (place, own_xy, cost).
+
+    `place` (2,) is where a ball in hand goes (`placement.default_placement`), `own_xy`
+    (16, 2) where each own ball stands (placed from hand, or its spot), and `cost`
+    (16, 16) the distance from own ball to object ball, plus `BLOCKED_COST` where another
+    ball lies within 2R of the path; infinite for pairs the rules do not allow (G4, G21.2).
+    """
+    W, L, R = dims.width, dims.length, dims.R
+    pos, on = state.positions, state.on_table
+    balls = jnp.arange(N)
+    placing = (state.phase == st.BREAK) | (state.phase == st.IN_HAND)
+    region = st.hand_region(state, dims)
+    place = placement.default_placement(region, pos, on, W, L, R, grid=placement.COARSE_GRID)
+    own_xy = jnp.where((placing & (balls == fixed_own(state)))[:, None], place, pos)
+    # Another ball within 2R of the own ball's path blocks it (the pair's own balls excluded).
+    gaps = segment_distance(pos, own_xy[:, None, None, :], pos[None, :, None, :])  # (O, T, 16)
+    others = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])
+    blocked = jnp.any(others & (gaps < 2.0 * R), axis=-1)
+    cost = jnp.linalg.norm(pos[None] - own_xy[:, None], axis=-1) + jnp.where(blocked, BLOCKED_COST, 0.0)
+    return place, own_xy, jnp.where(shot_pairs(state, dims), cost, jnp.inf)
+
+
 def _safeties(g: Geometry, pairs: int, dims: st.Dims) -> Family:
     """Full and half-ball hits on the `pairs` cheapest (own, object) pairs, at two speeds.
 
-    The pairs and their costs are the greedy safety's (`greedy.safety_costs`).
-
-    In Classic the hit ball is called into its nearest pocket (CLS-5.2).
+    The pairs and their costs are `safety_costs`'s (greedy's safety too). In Classic the
+    hit ball is called into its nearest pocket (CLS-5.2).
     """
-    from piramida.agents.greedy import safety_costs
-
     pos = g.state.positions
     _, own_xy, cost = safety_costs(g.state, dims)
     ok, index = _top(-cost, pairs)
@@ -374,6 +435,8 @@ def _safeties(g: Geometry, pairs: int, dims: st.Dims) -> Family:
             **_calls(g.state, spread(obj), spread(nearest)),
         ),
         valid=spread(ok) & (g.state.phase != st.BREAK),
+        target=spread(obj),
+        pocket=spread(nearest),
     )
 
 
@@ -396,6 +459,8 @@ def _breaks(state: st.GameState, best: Candidates, size: int) -> Family:
             **_calls(state, pad(spread(best.target[:m])), pad(spread(best.pocket[:m]))),
         ),
         valid=(jnp.arange(size) < count) & pad(spread(best.valid[:m])) & (state.phase == st.BREAK),
+        target=pad(spread(best.target[:m])),
+        pocket=pad(spread(best.pocket[:m])),
     )
 
 
@@ -435,4 +500,26 @@ def table_menu(
             take=jnp.broadcast_to(decision.ball, (menu.size,)),
         ),
         valid=chosen.valid,
+        target=chosen.target,
+        pocket=chosen.pocket,
     )
+
+
+@functools.partial(jax.jit, static_argnames=("menu", "rule", "dims", "models"))
+def shot_menu(
+    states: st.GameState,
+    menu: Menu = Menu(),
+    rule: PowerRule = PowerRule(),  # noqa: B008 (frozen, hashable)
+    dims: st.Dims = st.DEFAULT_DIMS,
+    table: Table | None = None,
+    params: PhysicsParams = PYRAMID_PARAMS,
+    models: Models = Models(),  # noqa: B008 (frozen, hashable)
+) -> Family:
+    """The menu of a batch of tables (fields (B, `menu.size`)): the one list of candidate shots.
+
+    The search bot simulates it, greedy plays its first pot (or its plain safety), the
+    environments' `assisted` actions pick a slot of it and the trained policy scores it.
+    """
+    table = preset() if table is None else table
+    best = candidates(states, dims, menu.pots, rule, table, params, models)
+    return jax.vmap(lambda s, c: table_menu(s, c, menu, rule, dims, table, params, models))(states, best)

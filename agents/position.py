@@ -20,6 +20,7 @@ ball's path to the object ball's centre, not to the ghost), which is what makes 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import jax
@@ -75,6 +76,108 @@ def sigma_per_magnitude(
     return tol / (HALF * np.sqrt(2.0) * LEVELS["amateur"])
 
 
+@dataclass(frozen=True)
+class PotGeometry:
+    """One table's direct pots seen from the pocket end (fields (16, 6) per object ball and pocket).
+
+    Attributes:
+      ghost: (16, 6, 2) where the own ball's centre must be at contact.
+      to_target: (16, 6, 2) the object ball's direction to the pocket's aim point.
+      to_pocket: the object ball's distance to it (m).
+      room: the aim error the pocket's mouth forgives from that direction (m).
+      clear: no other ball within 2R of the object ball's path.
+
+    """
+
+    ghost: Any
+    to_target: Any
+    to_pocket: Any
+    room: Any
+    clear: Any
+
+
+def pot_geometry(
+    state: st.GameState,
+    table: Table,
+    dims: st.Dims = st.DEFAULT_DIMS,
+    params: PhysicsParams = PYRAMID_PARAMS,
+    models: Models = Models(),  # noqa: B008 (frozen, hashable)
+) -> PotGeometry:
+    """The pocket end of every direct pot on one table (`PotGeometry`)."""
+    R = dims.R
+    pos, on = state.positions, state.on_table
+    balls = jnp.arange(N)
+    noses, nose_radius, mouth_aim = pocket_mouths(table)
+    reach = contact_distance(table, params, models)
+    to_target, to_pocket = unit(mouth_aim[None] - pos[:, None])  # (T, P, 2), (T, P)
+    gaps = segment_distance(pos[None, None], pos[:, None, None], mouth_aim[None, :, None])  # (T, P, 16)
+    return PotGeometry(
+        ghost=pos[:, None] - 2.0 * R * to_target,
+        to_target=to_target,
+        to_pocket=to_pocket,
+        room=pocket_room(to_target, noses, nose_radius, reach),
+        clear=~jnp.any(on & (balls != balls[:, None, None]) & (gaps < 2.0 * R), axis=-1),
+    )
+
+
+def aim_sigma(
+    magnitude: Any,
+    table: Table,
+    params: PhysicsParams = PYRAMID_PARAMS,
+    models: Models = Models(),  # noqa: B008 (frozen, hashable)
+) -> Any:
+    """The aim sigma (radians) a plan expects at noise `magnitude` (never below the model's own error)."""
+    return sigma_per_magnitude(table, params, models) * jnp.maximum(magnitude, PLAN_SIGMA_MAGNITUDE)
+
+
+def chance_of(geometry: PotGeometry, cut_cos: Any, travel: Any, sigma: Any, R: float) -> Any:
+    """The chance a direct pot goes in, from the own ball's cut and travel (shapes (..., 16, 6))."""
+    tol = tolerance(geometry.room, geometry.to_pocket, cut_cos, travel, R)
+    ok = geometry.clear & (geometry.room > 0.0) & (cut_cos > np.cos(np.radians(MAX_CUT_DEG)))
+    return jnp.where(ok, jax.scipy.special.erf(tol / (np.sqrt(2.0) * sigma)), 0.0)
+
+
+def pot_chance_table(
+    state: st.GameState,
+    magnitude: Any,
+    table: Table,
+    dims: st.Dims = st.DEFAULT_DIMS,
+    params: PhysicsParams = PYRAMID_PARAMS,
+    models: Models = Models(),  # noqa: B008 (frozen, hashable)
+) -> Any:
+    """One table: (own ball, object ball, pocket) -> the chance the direct pot goes in, (16, 16, 6).
+
+    Own balls and object balls as the rules allow them (`own_balls`, `object_balls`: G4,
+    G21.2); a ball in hand (BREAK aside) counts as placed for a straight shot
+    `HAND_TRAVEL` from the ghost. Zero where the pot is not on, and in the BREAK phase
+    (nobody's advantage there).
+    """
+    R = dims.R
+    pos, on = state.positions, state.on_table
+    balls = jnp.arange(N)
+    geometry = pot_geometry(state, table, dims, params, models)
+    # The own ball's path to the object ball, clear of every third ball.
+    gap_own = segment_distance(pos[None, None], pos[:, None, None], pos[None, :, None])  # (O, T, 16)
+    thirds = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])
+    own_clear = ~jnp.any(thirds & (gap_own < 2.0 * R), axis=-1)
+    heading, travel = unit(geometry.ghost[None] - pos[:, None, None])  # (O, T, P)
+    cut_cos = jnp.sum(heading * geometry.to_target[None], axis=-1)
+    in_hand = st.in_hand(state)
+    fixed = jnp.where(state.own_ball >= 0, state.own_ball, ids.COLOURED)
+    from_hand = (in_hand & (balls == fixed))[:, None, None]
+    cut_cos = jnp.where(from_hand, 1.0, cut_cos)
+    travel = jnp.where(from_hand, HAND_TRAVEL, travel)
+    valid = (
+        own_balls(state)[:, None, None]
+        & object_balls(state, dims)[None, :, None]
+        & (balls[:, None, None] != balls[None, :, None])
+        & (own_clear[..., None] | from_hand)
+        & (state.phase != st.BREAK)
+    )
+    sigma = aim_sigma(magnitude, table, params, models)
+    return jnp.where(valid, chance_of(geometry, cut_cos, travel, sigma, R), 0.0)
+
+
 def pot_chances(
     state: st.GameState,
     magnitude: Any,
@@ -85,49 +188,10 @@ def pot_chances(
 ) -> tuple[Any, Any]:
     """One table: the best direct pot's chance for the player to move, and its best expected points.
 
-    Own balls and object balls as the rules allow them (`own_balls`, `object_balls`: G4,
-    G21.2); a ball in hand (BREAK aside) counts as placed for a straight shot
-    `HAND_TRAVEL` from the ghost. In Classic a pot is worth its ball's value (CLS-5.1),
-    elsewhere one point. Returns (chance, points) of the best shots (zero where none;
-    zero in the BREAK phase, which is nobody's advantage).
+    In Classic a pot is worth its ball's value (CLS-5.1), elsewhere one point; (0, 0) where
+    no pot is on (`pot_chance_table`).
     """
-    R = dims.R
-    pos, on = state.positions, state.on_table
-    balls = jnp.arange(N)
-    noses, nose_radius, mouth_aim = pocket_mouths(table)
-    reach = contact_distance(table, params, models)
-    to_target, to_pocket = unit(mouth_aim[None] - pos[:, None])  # (T, P, 2), (T, P)
-    room = pocket_room(to_target, noses, nose_radius, reach)
-    ghost = pos[:, None] - 2.0 * R * to_target
-    # The object ball's path to the pocket, clear of every other ball.
-    gap_obj = segment_distance(pos[None, None], pos[:, None, None], mouth_aim[None, :, None])  # (T, P, 16)
-    obj_clear = ~jnp.any(on & (balls != balls[:, None, None]) & (gap_obj < 2.0 * R), axis=-1)
-    # The own ball's path to the object ball, clear of every third ball.
-    gap_own = segment_distance(pos[None, None], pos[:, None, None], pos[None, :, None])  # (O, T, 16)
-    thirds = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])
-    own_clear = ~jnp.any(thirds & (gap_own < 2.0 * R), axis=-1)
-    heading, travel = unit(ghost[None] - pos[:, None, None])  # (O, T, P)
-    cut_cos = jnp.sum(heading * to_target[None], axis=-1)
-    in_hand = st.in_hand(state)
-    fixed = jnp.where(state.own_ball >= 0, state.own_ball, ids.COLOURED)
-    from_hand = (in_hand & (balls == fixed))[:, None, None]
-    cut_cos = jnp.where(from_hand, 1.0, cut_cos)
-    travel = jnp.where(from_hand, HAND_TRAVEL, travel)
-    own_ok = own_balls(state)
-    valid = (
-        own_ok[:, None, None]
-        & object_balls(state, dims)[None, :, None]
-        & (balls[:, None, None] != balls[None, :, None])
-        & obj_clear[None]
-        & (own_clear[..., None] | from_hand)
-        & (room[None] > 0.0)
-        & (cut_cos > np.cos(np.radians(MAX_CUT_DEG)))
-    )
-    sigma = sigma_per_magnitude(table, params, models) * jnp.maximum(magnitude, PLAN_SIGMA_MAGNITUDE)
-    chance = jax.scipy.special.erf(
-        tolerance(room[None], to_pocket[None], cut_cos, travel, R) / (np.sqrt(2.0) * sigma)
-    )
-    chance = jnp.where(valid & (state.phase != st.BREAK), chance, 0.0)
+    chance = pot_chance_table(state, magnitude, table, dims, params, models)
     worth = jnp.where(state.variant == ids.CLASSIC, CLASSIC_VALUES, 1).astype(chance.dtype)
     return jnp.max(chance), jnp.max(chance * worth[None, :, None])
 

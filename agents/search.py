@@ -45,8 +45,8 @@ import jax
 import jax.numpy as jnp
 from jax import Array
 
-from piramida.agents.candidates import PowerRule, candidates
-from piramida.agents.menu import Menu, table_menu
+from piramida.agents.candidates import PowerRule
+from piramida.agents.menu import Family, Menu, moves_at, shot_menu
 from piramida.agents.position import pot_chances, race_value
 from piramida.physics import noise
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
@@ -234,8 +234,26 @@ def _best_decision(
     )
 
 
-@functools.partial(jax.jit, static_argnames=("config", "dims", "rule", "models"))
-def search_moves(
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class Analysis:
+    """What a search saw on a batch of tables: the menu, its values and its choice.
+
+    Attributes:
+      menu: the shot menu (`agents.menu.shot_menu`, fields (B, M)).
+      values: (B, M) stage-1 values; `2 ILLEGAL` where a slot is empty.
+      slot: (B,) the slot played.
+      value: (B,) its value (the stage-2 mean where stage 2 ran).
+
+    """
+
+    menu: Family
+    values: Any
+    slot: Any
+    value: Any
+
+
+def analyse(
     states: st.GameState,
     keys: Array,
     magnitude: Any,
@@ -245,35 +263,69 @@ def search_moves(
     table: Table,
     params: PhysicsParams,
     models: Models,
-) -> Move:
-    """`SearchAgent.act` as a function: (B,) states, (B, 2) keys -> (B,) moves (module docstring)."""
+) -> Analysis:
+    """The two stages of the module docstring on (B,) states with (B, 2) keys (traceable)."""
     batch = states.phase.shape[0]
-    best = candidates(states, dims, config.menu.pots, rule, table, params, models)
-    menu = jax.vmap(lambda s, c: table_menu(s, c, config.menu, rule, dims, table, params, models))(
-        states, best
-    )
+    menu = shot_menu(states, config.menu, rule, dims, table, params, models)
     values = stage_one_values(states, menu.moves, magnitude, config, dims, table, params, models)
     values = jnp.where(menu.valid, values, 2.0 * ILLEGAL)
-    pick = lambda moves, index: jax.tree_util.tree_map(  # noqa: E731
+    if config.finalists == 0:
+        slot = jnp.argmax(values, axis=1)
+        return Analysis(menu=menu, values=values, slot=slot, value=jnp.max(values, axis=1))
+    top_values, top = jax.lax.top_k(values, config.finalists)  # (B, F)
+    finalists = _pick(menu.moves, top)
+    # (B, S, 2) draws, shared by the finalists (common random numbers)
+    draws = jax.vmap(lambda k: jax.random.split(k, config.samples))(keys)
+    noisy = jax.tree_util.tree_map(lambda x: jnp.repeat(x, config.samples, axis=1), finalists)
+    sample_keys = jnp.tile(draws, (1, config.finalists, 1))
+    means = _simulate_values(states, noisy, sample_keys, magnitude, config, dims, table, params, models)
+    means = means.reshape(batch, config.finalists, config.samples).mean(axis=-1)
+    means = jnp.where(top_values <= ILLEGAL, top_values, means)  # an illegal finalist stays illegal
+    best = jnp.argmax(means, axis=1)
+    slot = jnp.take_along_axis(top, best[:, None], axis=1)[:, 0]
+    return Analysis(menu=menu, values=values, slot=slot, value=jnp.max(means, axis=1))
+
+
+def _pick(moves: Move, index: Any) -> Move:
+    """The moves (B, M) at `index` (B, F): (B, F)."""
+    return jax.tree_util.tree_map(
         lambda x: jnp.take_along_axis(x, index.reshape(index.shape + (1,) * (x.ndim - 2)), axis=1), moves
     )
-    if config.finalists > 0:
-        top_values, top = jax.lax.top_k(values, config.finalists)  # (B, F)
-        finalists = pick(menu.moves, top)
-        draws = jax.vmap(lambda k: jax.random.split(k, config.samples))(
-            keys
-        )  # (B, S, 2): shared by the finalists
-        noisy = jax.tree_util.tree_map(lambda x: jnp.repeat(x, config.samples, axis=1), finalists)
-        sample_keys = jnp.tile(draws, (1, config.finalists, 1))
-        means = _simulate_values(states, noisy, sample_keys, magnitude, config, dims, table, params, models)
-        means = means.reshape(batch, config.finalists, config.samples).mean(axis=-1)
-        means = jnp.where(top_values <= ILLEGAL, top_values, means)  # an illegal finalist stays illegal
-        chosen = pick(finalists, jnp.argmax(means, axis=1)[:, None])
-    else:
-        chosen = pick(menu.moves, jnp.argmax(values, axis=1)[:, None])
-    shot = jax.tree_util.tree_map(lambda x: x[:, 0], chosen)
-    decision = jax.vmap(lambda s: _best_decision(s, magnitude, config, dims, table, params, models))(states)
-    return shot.replace(option=decision.option, take=decision.ball)
+
+
+def best_decisions(
+    states: st.GameState,
+    magnitude: Any,
+    config: SearchConfig,
+    dims: st.Dims,
+    table: Table,
+    params: PhysicsParams,
+    models: Models,
+) -> Decision:
+    """(B,) the decisions the search's value prefers (`_best_decision` per table)."""
+    return jax.vmap(lambda s: _best_decision(s, magnitude, config, dims, table, params, models))(states)
+
+
+@functools.partial(jax.jit, static_argnames=("config", "dims", "rule", "models"))
+def analysed_moves(
+    states: st.GameState,
+    keys: Array,
+    magnitude: Any,
+    config: SearchConfig,
+    dims: st.Dims,
+    rule: PowerRule,
+    table: Table,
+    params: PhysicsParams,
+    models: Models,
+) -> tuple[Move, Analysis]:
+    """`SearchAgent.act` as a function, (B,) states and (B, 2) keys -> (B,) moves, and what the search saw.
+
+    The analysis is the labels a policy learning from the search bot takes (`training.expert`).
+    """
+    found = analyse(states, keys, magnitude, config, dims, rule, table, params, models)
+    shot = moves_at(found.menu.moves, found.slot)
+    decision = best_decisions(states, magnitude, config, dims, table, params, models)
+    return shot.replace(option=decision.option, take=decision.ball), found
 
 
 class SearchAgent:
@@ -326,7 +378,7 @@ class SearchAgent:
 
     def act(self, states: st.GameState, keys: Array) -> Move:
         """The search's moves: states (B,), keys (B, 2)."""
-        return search_moves(
+        moves, _ = analysed_moves(
             states,
             keys,
             self.magnitude,
@@ -337,3 +389,4 @@ class SearchAgent:
             self.params,
             self.models,
         )
+        return moves

@@ -36,8 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=parse_agents,
         required=True,
         help="comma-separated players, two or more: random, greedy, search (= search:strong), "
-        "search:easy|medium|strong|strongest, or a saved policy (a `piramida train` checkpoint, "
-        "or an SB3 .zip with --trust-pickle)",
+        "search:easy|medium|strong|strongest, trained (the shipped policy), or a saved policy (a "
+        "`piramida train` checkpoint, a `piramida expert distill` policy.npz, or an SB3 .zip with "
+        "--trust-pickle)",
     )
     options.add_trust_pickle(parser)
     add_game_arguments(parser, "pro")

@@ -9,7 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from piramida.cli import bench, demo, evaluate, play, referee, simulate, train
+from piramida.cli import bench, demo, evaluate, expert, play, referee, simulate, train
 
 # Each command's module holds its help, description, options and `run`; its work lives in a room below.
 COMMANDS = {
@@ -20,6 +20,7 @@ COMMANDS = {
     "eval": evaluate,
     "play": play,
     "train": train,
+    "expert": expert,
 }
 
 

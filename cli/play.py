@@ -16,8 +16,9 @@ LEVELS = ("easy", "medium", "strong", "strongest")
 
 HELP = "play against the bot in the browser"
 DESCRIPTION = (
-    "Start a local web server with a page to play Russian pyramid against a bot: "
-    "aim, spin and power with the mouse, the referee's verdict after every shot, decisions "
+    "Start a local web server with a page to play Russian pyramid against a bot (five levels, "
+    "from beginner to the strongest search): aim with the mouse, the keys or a finger, the kernel's "
+    "aiming line, a cue to pull back, spin, the referee's verdict when the balls stop, decisions "
     "after fouls, the match record to download and replay. Games are saved under --state-dir."
 )
 
@@ -28,17 +29,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bot",
         default="search",
-        help="search, greedy, random, or a saved policy: a `piramida train` checkpoint, or an SB3 .zip "
-        "with --trust-pickle (default: %(default)s)",
+        help="search, greedy, trained, random, or a saved policy: a `piramida train` checkpoint, or an "
+        "SB3 .zip with --trust-pickle (default: %(default)s; with the default --level and --noise, the "
+        "page's `club` level)",
     )
     options.add_trust_pickle(parser)
     parser.add_argument(
-        "--level", choices=LEVELS, default="strong", help="the search bot's level (default: %(default)s)"
+        "--level", choices=LEVELS, default="medium", help="the search bot's level (default: %(default)s)"
     )
     parser.add_argument(
         "--noise",
         choices=("none", "pro", "amateur"),
-        default="pro",
+        default="amateur",
         help="the bot's execution noise (default: %(default)s)",
     )
     parser.add_argument(
@@ -93,12 +95,13 @@ def run(args: argparse.Namespace) -> int:
         variant=args.variant, bot=args.bot, level=args.level, noise=args.noise, shot_clock=args.shot_clock
     )
     port = args.port or free_port(args.host)
-    app = create_app(args.state_dir, defaults, allowed_hosts=local_hosts(args.host, port))
+    app = create_app(args.state_dir, defaults, allowed_hosts=local_hosts(args.host, port), warm=True)
     url = f"http://{args.host}:{port}/"
     print(
         f"piramida play: {url} (games saved in {app.state.games.store.directory}; Ctrl+C stops)", flush=True
     )
     if not args.no_browser:
         threading.Timer(1.0, webbrowser.open, (url,)).start()
-    uvicorn.run(app, host=args.host, port=port, log_level="warning")
+    # The page's event streams end within `EVENTS_STREAM_S`; Ctrl+C need not wait for them.
+    uvicorn.run(app, host=args.host, port=port, log_level="warning", timeout_graceful_shutdown=1)
     return 0

@@ -45,8 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--tables", type=int, help="tables stepped together (default: 8)")
     add(
         "--opponent",
-        help="random (default), greedy, search, search:easy|medium|strong|strongest, "
-        "or a saved policy's .zip",
+        help="random (default), greedy, search, search:easy|medium|strong|strongest, trained, "
+        "or a saved policy's .zip (or a distilled policy.npz)",
     )
     add(
         "--league",

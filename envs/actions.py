@@ -15,9 +15,11 @@ matter (a discrete choice is decoded from a number by cutting [-1, 1] into equal
 | 9, 10 | a pending decision: the k-th allowed option and the k-th ball that may be taken |
 
 `assisted` is a `MultiDiscrete([K, AIM_STEPS, POWER_STEPS, SPIN_STEPS, SPIN_STEPS])`:
-a slot of the ghost-ball candidate list (`agents.candidates`: own ball, object ball,
-pocket, with its throw-corrected aim, power and placement), then corrections of the aim
-(+-`AIM_RANGE` degrees), the power (x `POWER_RANGE`) and the side and vertical spin.
+a slot of the shot menu (`agents.menu`, the list the search bot and greedy choose from:
+pots in four power and spin styles, in-offs, doubles, kicks, safeties, or the break
+variants, each with its own ball, aim, power, spin, placement and Classic call), then
+corrections of the aim (+-`AIM_RANGE` degrees), the power (x `POWER_RANGE`) and the side
+and vertical spin (added to the slot's own, within the `MAX_TIP` disc).
 Corrections are quantised because stable-baselines3 and sb3-contrib's MaskablePPO take
 only discrete spaces for masked choices. In a decision the slot k means option k // 16
 and ball k % 16 (a ball is ignored where the decision takes none). `assisted_masks` gives
@@ -33,8 +35,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from piramida.agents import candidates as cands
 from piramida.agents.greedy import safety_move
+from piramida.agents.menu import Family, Menu
 from piramida.rules import ids, placement
 from piramida.rules import state as st
 from piramida.rules.decisions import eligible_balls
@@ -44,7 +46,8 @@ RAW_SIZE = 11
 MIN_SPEED, MAX_SPEED = 0.5, 9.0  # m/s: a touch to a hard break
 MAX_TIP = 0.5  # fraction of R: beyond about half a radius a real cue miscues
 
-K = cands.K  # candidate slots; 4 options x 16 balls in a decision
+MENU = Menu()  # the assisted actions' menu: the search bot's at its default level
+K = MENU.size  # menu slots; 4 options x 16 balls in a decision
 AIM_STEPS, AIM_RANGE = 21, 1.0  # degrees: -1.0, -0.9, ..., +1.0
 POWER_STEPS, POWER_RANGE = 11, (0.6, 1.6)  # times the candidate's speed
 SPIN_STEPS, SPIN_RANGE = 5, 0.4  # fractions of R: -0.4, -0.2, 0, 0.2, 0.4
@@ -136,7 +139,7 @@ def _decision_slots(state: st.GameState) -> Any:
     return option_ok & ball_ok
 
 
-def assisted_mask_table(state: st.GameState, found: cands.Candidates) -> Any:
+def assisted_mask_table(state: st.GameState, found: Family) -> Any:
     """One table's action mask, (sum(ASSISTED_NVEC),) bool: legal slots, then every correction."""
     shot_slots = jnp.where(jnp.any(found.valid), found.valid, jnp.arange(K) == 0)
     slots = jnp.where(state.phase == st.DECISION, _decision_slots(state), shot_slots)
@@ -144,25 +147,22 @@ def assisted_mask_table(state: st.GameState, found: cands.Candidates) -> Any:
     return jnp.concatenate([slots, jnp.ones(sum(ASSISTED_NVEC[1:]), bool)])
 
 
-def decode_assisted_table(state: st.GameState, action: Any, found: cands.Candidates, dims: st.Dims) -> Move:
+def decode_assisted_table(state: st.GameState, action: Any, found: Family, dims: st.Dims) -> Move:
     """One table's `assisted` action (5,) as a `Move`; an invalid slot plays the safety shot."""
     slot, aim, power, side, vertical = (jnp.asarray(action[i], jnp.int32) for i in range(5))
     slot = jnp.clip(slot, 0, K - 1)
-    pick = jax.tree_util.tree_map(lambda x: x[slot], found)
+    pick = jax.tree_util.tree_map(lambda x: x[slot], found.moves)
     fallback = safety_move(state, dims)
     spin = lambda i: (i / (SPIN_STEPS - 1) * 2.0 - 1.0) * SPIN_RANGE  # noqa: E731
+    a, b = _tip(pick.a + spin(side), pick.b + spin(vertical))
     low, high = POWER_RANGE
-    shot = move(
-        ball=pick.own,
+    shot = pick.replace(
         speed=jnp.clip(pick.speed * (low + power / (POWER_STEPS - 1) * (high - low)), MIN_SPEED, MAX_SPEED),
         phi=pick.phi + (aim / (AIM_STEPS - 1) * 2.0 - 1.0) * AIM_RANGE,
-        a=spin(side),
-        b=spin(vertical),
-        place=pick.place,
-        call_ball=pick.target,
-        call_pocket=pick.pocket,
+        a=a,
+        b=b,
     )
-    shot = jax.tree_util.tree_map(lambda x, y: jnp.where(pick.valid, x, y), shot, fallback)
+    shot = jax.tree_util.tree_map(lambda x, y: jnp.where(found.valid[slot], x, y), shot, fallback)
     decision = move(
         option=slot // ids.N_BALLS, take=jnp.where(jnp.any(eligible_balls(state)), slot % ids.N_BALLS, -1)
     )

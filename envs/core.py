@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from piramida.agents import RandomAgent
-from piramida.agents import candidates as cands
+from piramida.agents.menu import shot_menu
 from piramida.envs import actions as act
 from piramida.envs import observation as obs
 from piramida.physics import noise as noise_model
@@ -136,7 +136,7 @@ def observe_states(states: st.GameState, shot_limit: Any, kind: str) -> Any:
 @jax.jit
 def legal_masks(states: st.GameState) -> Any:
     """(B, sum(nvec)) the assisted mode's legal choices of a batch (`envs.actions`)."""
-    found = cands.candidates(states, st.DEFAULT_DIMS, act.K)
+    found = shot_menu(states, act.MENU, dims=st.DEFAULT_DIMS)
     return jax.vmap(act.assisted_mask_table)(states, found)
 
 
@@ -145,7 +145,7 @@ def decode(states: st.GameState, actions: Any, mode: str) -> Move:
     dims = st.DEFAULT_DIMS
     if mode == "raw":
         return jax.vmap(lambda s, u: act.decode_raw_table(s, u, dims))(states, actions)
-    found = cands.candidates(states, dims, act.K)
+    found = shot_menu(states, act.MENU, dims=dims)
     return jax.vmap(lambda s, a, c: act.decode_assisted_table(s, a, c, dims))(states, actions, found)
 
 

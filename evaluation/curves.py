@@ -17,6 +17,14 @@ CURVES = (
     ("piramida/fouls_per_shot", "fouls per shot"),
     ("rollout/ep_rew_mean", "return per frame"),
 )
+# The curves of a distillation run (`piramida expert distill`), by positions seen.
+DISTILL_CURVES = (
+    ("validation/regret", "regret against the search (frames)"),
+    ("validation/agreement", "agreement with the search"),
+    ("validation/loss", "validation loss"),
+    ("time/hours", "hours"),
+)
+Curves = tuple[tuple[str, str], ...]
 Scalars = dict[str, list[tuple[int, float]]]
 
 
@@ -29,8 +37,8 @@ def run_folder(policy: str | Path) -> Path | None:
     return None
 
 
-def read(run: Path) -> Scalars:
-    """Every tag of `CURVES` that the run logged: (step, value) sorted by step."""
+def read(run: Path, curves: Curves = CURVES) -> Scalars:
+    """Every tag of `curves` that the run logged: (step, value) sorted by step."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     found: dict[str, dict[int, float]] = {}
@@ -39,27 +47,29 @@ def read(run: Path) -> Scalars:
         accumulator = EventAccumulator(str(events), size_guidance={"scalars": 0})
         accumulator.Reload()
         logged = set(accumulator.Tags()["scalars"])
-        for tag, _ in CURVES:
+        for tag, _ in curves:
             if tag in logged:
                 found.setdefault(tag, {}).update({e.step: e.value for e in accumulator.Scalars(tag)})
     return {tag: sorted(points.items()) for tag, points in found.items()}
 
 
-def plot(runs: dict[str, Scalars], path: Path) -> Path:
+def plot(
+    runs: dict[str, Scalars], path: Path, curves: Curves = CURVES, x_label: str = "learner moves"
+) -> Path:
     """One panel per curve, one line per run (labelled by the `runs` keys)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(CURVES), figsize=(3.2 * len(CURVES), 2.9), dpi=110, squeeze=False)
-    for ax, (tag, title) in zip(axes[0], CURVES, strict=True):
+    fig, axes = plt.subplots(1, len(curves), figsize=(3.2 * len(curves), 2.9), dpi=110, squeeze=False)
+    for ax, (tag, title) in zip(axes[0], curves, strict=True):
         for name, scalars in runs.items():
             if scalars.get(tag):
                 steps, values = zip(*scalars[tag], strict=True)
                 ax.plot(steps, values, label=name, lw=1.2)
         ax.set_title(title, fontsize=9)
-        ax.set_xlabel("learner moves", fontsize=8)
+        ax.set_xlabel(x_label, fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=7)

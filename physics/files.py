@@ -7,9 +7,14 @@ bottom of the stack, beside the kernel's other process-level helpers.
 
 from __future__ import annotations
 
+import io
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 
 def write_atomic(path: str | Path, data: str | bytes) -> None:
@@ -39,3 +44,10 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         if isinstance(error, OSError):
             raise OSError(error.errno, error.strerror, str(target)) from error
         raise
+
+
+def npz_bytes(arrays: Mapping[str, Any]) -> bytes:
+    """Named arrays as the bytes of an `.npz` file (numbers only: read back with `allow_pickle=False`)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()

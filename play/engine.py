@@ -5,7 +5,8 @@ runs the shot with `record=True` on a batch of one table, the referee rules on i
 `adjudicate_one` (the readable ruling with its rule ids, as `piramida referee` and the match
 record give it), and `physics.trajectory` samples the exact ball paths at fixed time steps
 for the page to animate. Keeping one kernel program (batch 1, `CAPACITY` events, recorded)
-for both players means one compile, paid once thanks to the persistent cache.
+for both players means one compile, paid once thanks to the persistent cache. The page's
+aiming line (`aim_paths`) runs the same program on the aimed shot, without the referee.
 """
 
 from __future__ import annotations
@@ -34,9 +35,22 @@ from piramida.rules.referee import adjudicate_one, record_of
 
 FRAME_DT = 1.0 / 30.0  # s between sampled frames; the page interpolates between them
 MIN_FRAMES = 64  # sample counts are padded to a power of two at least this: few compiles
+ANIMATION_SIZES = tuple(MIN_FRAMES << k for k in range(5))  # warmed up: shots up to 34 s
 DIMS = st.DEFAULT_DIMS
 TABLE = ph.preset()
 PARAMS = PYRAMID_PARAMS
+# The aiming line's default: the struck ball to its second contact, the ball it hits to its first.
+AIM_CONTACTS = 2
+AIM_MAX_CONTACTS = 6  # a training view's longest line
+AIM_SAMPLES = 64  # points per aiming path (and the contacts' own instants): one sampling program
+CONTACTS = (ph.events.BALL_BALL, ph.events.CUSHION, ph.events.JAW, ph.events.POCKET)
+SOUNDS = {
+    ph.events.BALL_BALL: "ball",
+    ph.events.CUSHION: "cushion",
+    ph.events.JAW: "cushion",
+    ph.events.POCKET: "pocket",
+}
+MAX_SOUNDS = 80  # a break's first clicks; the page would not make more heard
 
 new_game = jax.jit(st.new_game, static_argnames=("variant", "dims"))  # eager JAX compiles op by op
 _placement_ok = jax.jit(placement.placement_ok)
@@ -118,16 +132,11 @@ def simulate_shot(
     """
     if call is not None:
         state = st.with_call(state, *call)
-    shot = st.shot(int(strike.ball), place, declared)
-    start = jax.tree_util.tree_map(lambda x: x[None], codec.start_balls(state, shot))
-    result = ph.simulate(
-        TABLE, start, _batched_strike(strike), PARAMS, Models(), CAPACITY, record=True, validate=False
-    )
-    one = jax.tree_util.tree_map(lambda x: x[0], result)
+    shot, start, one = _run(state, strike, place, declared)
     record = record_of(one)
     ruling, nxt = adjudicate_one(state, shot, record, DIMS)
     verdict = codec.verdict_to_json(ruling, nxt if ruling.valid else state, DIMS)
-    animation = animate(one, np.asarray(start.s[0]) != ph.motion.ABSENT)
+    animation = animate(one, np.asarray(start.s[0]) != ph.motion.ABSENT, strike)
     if not ruling.valid:
         return ShotPlayed(None, verdict, state, animation, ruling.invalid)
     log = match.MatchRecord(int(state.variant), DIMS)
@@ -137,11 +146,74 @@ def simulate_shot(
     return ShotPlayed(entry, verdict, nxt, animation, [])
 
 
-def animate(result: ph.ShotResult, present: np.ndarray) -> dict[str, Any]:
+def _run(
+    state: st.GameState, strike: ph.Strike, place: tuple[float, float] | None, declared: int = 0
+) -> tuple[st.Shot, Any, ph.ShotResult]:
+    """The kernel on one table, recorded: (the shot, its start balls, the result of that table)."""
+    shot = st.shot(int(strike.ball), place, declared)
+    start = jax.tree_util.tree_map(lambda x: x[None], codec.start_balls(state, shot))
+    result = ph.simulate(
+        TABLE, start, _batched_strike(strike), PARAMS, Models(), CAPACITY, record=True, validate=False
+    )
+    return shot, start, jax.tree_util.tree_map(lambda x: x[0], result)
+
+
+def aim_paths(
+    state: st.GameState, strike: ph.Strike, place: tuple[float, float] | None, contacts: int = AIM_CONTACTS
+) -> list[dict[str, Any]]:
+    """The aimed shot's true paths (throw, spin, cushions, jaws) up to its first contacts, for the page.
+
+    The struck ball's path up to its `contacts`-th contact (a ball, a cushion, a jaw, a pocket),
+    and the ball it hits first up to that ball's own `contacts - 1`-th contact after being
+    hit (at least one); a path ends early where its ball drops or stops:
+    `[{"ball", "points": [[x, y], ...], "end": event kind or "stop"}]`.
+    No noise, no referee: the shot is not played.
+    """
+    _, _, one = _run(state, strike, place)
+    log = one.log
+    count = int(log.count)
+    t, kind = np.asarray(log.t)[:count], np.asarray(log.kind)[:count]
+    a, b = np.asarray(log.a)[:count], np.asarray(log.b)[:count]
+    touching = np.isin(kind, CONTACTS)
+    cue = int(strike.ball)
+    windows = [(cue, 0.0, contacts)]
+    first = np.flatnonzero(touching & (kind == ph.events.BALL_BALL) & ((a == cue) | (b == cue)))
+    if first.size:
+        k = first[0]
+        hit = int(b[k] if a[k] == cue else a[k])
+        windows.append((hit, float(t[k]), max(contacts - 1, 1) + 1))  # its first contact is the hit
+    duration = float(one.duration)
+    times, spans = [], []
+    for ball, start, n in windows:
+        mine = np.flatnonzero(touching & ((a == ball) | ((kind == ph.events.BALL_BALL) & (b == ball))))
+        mine = mine[t[mine] >= start]
+        ends = [i for j, i in enumerate(mine) if j == n - 1 or kind[i] == ph.events.POCKET]  # or it drops
+        stop = ends[0] if ends else None
+        end = float(t[stop]) if stop is not None else duration
+        corners = [float(x) for x in t[mine] if start < x < end]
+        samples = np.linspace(start, end, AIM_SAMPLES - len(corners))
+        times.append(np.sort(np.concatenate([samples, corners])))
+        spans.append((ball, "stop" if stop is None else ph.events.KIND_NAMES[int(kind[stop])]))
+    padded = np.zeros(2 * AIM_SAMPLES)
+    flat = np.concatenate(times)
+    padded[: flat.size] = flat
+    paths = np.asarray(trajectory(one, padded, PARAMS))
+    out: list[dict[str, Any]] = []
+    offset = 0
+    for (ball, ending), ts in zip(spans, times, strict=True):
+        points = np.round(paths[offset : offset + ts.size, ball, :], 4).tolist()
+        out.append({"ball": ball, "points": points, "end": ending})
+        offset += ts.size
+    return out
+
+
+def animate(result: ph.ShotResult, present: np.ndarray, strike: ph.Strike | None = None) -> dict[str, Any]:
     """One table's shot as frames every `FRAME_DT` s: positions of the balls present at the start.
 
     Returns `{"dt", "duration", "balls": [ids], "frames": [[x, y, x, y, ...], ...],
-    "pocketed": {id: [t, pocket name]}}`; positions in mm-rounded metres.
+    "pocketed": {id: [t, pocket name]}, "sounds": [[t, kind], ...], "strike"}`; positions in
+    mm-rounded metres. `sounds` are the contacts the page makes heard (`SOUNDS`), `strike`
+    the cue's stroke it draws before the balls move.
     """
     duration = float(result.duration)
     count = math.ceil(duration / FRAME_DT) + 1
@@ -157,7 +229,29 @@ def animate(result: ph.ShotResult, present: np.ndarray) -> dict[str, Any]:
         for b in balls
         if pocket[b] >= 0
     }
-    return {"dt": FRAME_DT, "duration": duration, "balls": balls, "frames": frames, "pocketed": pocketed}
+    log = result.log
+    count_events = int(log.count)
+    sounds = [
+        [round(float(t), 4), SOUNDS[int(k)]]
+        for t, k in zip(np.asarray(log.t)[:count_events], np.asarray(log.kind)[:count_events], strict=True)
+        if int(k) in SOUNDS
+    ][:MAX_SOUNDS]
+    return {
+        "dt": FRAME_DT,
+        "duration": duration,
+        "balls": balls,
+        "frames": frames,
+        "pocketed": pocketed,
+        "sounds": sounds,
+        "strike": None if strike is None else strike_json(strike),
+    }
+
+
+def warm_animations(state: st.GameState, strike: ph.Strike, place: tuple[float, float] | None) -> None:
+    """Compile `animate`'s sampling for every padded frame count up to `ANIMATION_SIZES[-1]`."""
+    _, _, one = _run(state, strike, place)
+    for size in ANIMATION_SIZES:
+        jax.block_until_ready(trajectory(one, np.zeros(size), PARAMS))
 
 
 def still(state: st.GameState) -> dict[str, Any]:
@@ -166,7 +260,15 @@ def still(state: st.GameState) -> dict[str, Any]:
     pos = np.asarray(state.positions)
     balls = [int(b) for b in np.flatnonzero(on)]
     frames = [np.round(pos[balls], 4).ravel().tolist()]
-    return {"dt": FRAME_DT, "duration": 0.0, "balls": balls, "frames": frames, "pocketed": {}}
+    return {
+        "dt": FRAME_DT,
+        "duration": 0.0,
+        "balls": balls,
+        "frames": frames,
+        "pocketed": {},
+        "sounds": [],
+        "strike": None,
+    }
 
 
 def apply_decision(

@@ -7,16 +7,19 @@ loses a move that was answered. A game is a JSON dict:
 
     {"id", "version", "settings": {variant, bot, level, noise, human, shot_clock},
      "seed", "seq" (moves so far), "state" (`rules.codec` state JSON),
-     "record" (the match record's entries), "log" (the verdicts in words),
+     "record" (the match record's entries), "log" (each move's headline and rule sentences),
      "clock" {"started", "extended", "extensions"}, "bot_error"}
 
 The bot moves only when asked (`bot_move`): the page asks while it shows the thinking
-indicator, one move per request, so every move comes back with its own animation.
+indicator, one move per request, so every move comes back with its own animation and the
+seconds it took. Each bot is made once per settings, with a lock that the warm-up's first
+move (`first_move`) shares, so a program never compiles twice at once.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -39,7 +42,7 @@ from piramida.rules.decisions import Decision
 from piramida.training.players import make_player
 
 VERSION = 1
-BOTS = ("search", "greedy", "random")
+BOTS = ("search", "greedy", "random", "trained")
 LEVELS = ("easy", "medium", "strong", "strongest")
 SHOOTING = (st.BREAK, st.NORMAL, st.IN_HAND)
 SLOW_PLAY = 1 << vd.FOUL_NAMES.index("slow-play")
@@ -61,9 +64,9 @@ class Settings:
     """What a game is played with; the page and `piramida play` set it."""
 
     variant: str = "free"
-    bot: str = "search"
-    level: str = "strong"
-    noise: str = "pro"
+    bot: str = "search"  # the page's default level, `levels.DEFAULT`
+    level: str = "medium"
+    noise: str = "amateur"
     human: int = 0
     shot_clock: bool = False
 
@@ -106,7 +109,8 @@ class Games:
         self.store = store
         self.defaults = defaults
         self._agent_of = agent_of
-        self._agents: dict[Settings, Agent] = {}
+        self._agents: dict[Settings, tuple[Agent, threading.Lock]] = {}
+        self._guard = threading.Lock()
 
     # --- looking ------------------------------------------------------------------------
 
@@ -220,6 +224,27 @@ class Games:
             played = engine.simulate_shot(state, strike, place, call, declared)
             return self._after_shot(game, played, by=game["settings"]["human"])
 
+    def aim(self, game_id: str, body: Any) -> dict[str, Any]:
+        """The aiming line: the shot the page would send (and `contacts`?), simulated but not played.
+
+        `{"paths": engine.aim_paths(...), "ms"}`; nothing is saved, so no lock is taken.
+        """
+        started = time.perf_counter()
+        game = self.load(game_id)
+        state = _state(game)
+        fields = read_object(
+            body, "body", ("seq", "ball", "speed", "phi", "theta", "a", "b", "place", "contacts")
+        )
+        self._check_turn(game, state, fields, human=True, shot=True)
+        strike = _strike(fields)
+        place = None if fields.get("place") is None else _xy(fields["place"], "place")
+        contacts = read_int(
+            fields.get("contacts", engine.AIM_CONTACTS), "contacts", 1, engine.AIM_MAX_CONTACTS
+        )
+        engine.check_shot(state, strike, place, None)
+        paths = engine.aim_paths(state, strike, place, contacts)
+        return {"paths": paths, "ms": round(1000 * (time.perf_counter() - started), 1)}
+
     def decide(self, game_id: str, body: Any) -> dict[str, Any]:
         """The human's decision: `{"seq"?, "option"?, "ball"?}` (G6, G12.2, DYN-7, penalty ball, exchange)."""
         with self.store.lock(game_id):
@@ -242,20 +267,20 @@ class Games:
             key = jax.random.fold_in(
                 jax.random.fold_in(jax.random.PRNGKey(game["seed"]), game["seq"]), len(game["log"])
             )
+            started = time.monotonic()
             try:
-                agent = self._agents.get(settings) or self._agents.setdefault(
-                    settings, self._agent_of(settings)
-                )
-                if int(state.phase) == st.DECISION:
-                    move = engine.bot_move(agent, state, key)
-                    decision = Decision(option=int(move.option), ball=int(move.take))
-                    return self._after_decision(game, state, decision)
-                played = _bot_shot(agent, state, key, settings)
-                if (
-                    played.entry is None
-                ):  # refused (an event-log overflow): a random shot instead, as the envs do
-                    played = _bot_shot(RandomAgent(engine.DIMS), state, jax.random.fold_in(key, 2), settings)
-                return self._after_shot(game, played, by=1 - settings.human)
+                agent, compiling = self._bot(settings)
+                with compiling:
+                    if int(state.phase) == st.DECISION:
+                        move = engine.bot_move(agent, state, key)
+                        decision = Decision(option=int(move.option), ball=int(move.take))
+                        return self._after_decision(game, state, decision, time.monotonic() - started)
+                    played = _bot_shot(agent, state, key, settings)
+                    if played.entry is None:  # refused (an event-log overflow): a random shot, as the envs do
+                        played = _bot_shot(
+                            RandomAgent(engine.DIMS), state, jax.random.fold_in(key, 2), settings
+                        )
+                return self._after_shot(game, played, 1 - settings.human, time.monotonic() - started)
             except PlayError:
                 raise
             except Exception as err:  # any bot failure: the game stays as saved
@@ -276,7 +301,20 @@ class Games:
             self.store.save(game)
             return self.view(game)
 
+    def first_move(self, settings: Settings, state: st.GameState) -> None:
+        """Play the bot of `settings` once on `state` and forget the move: its programs compile now."""
+        agent, compiling = self._bot(settings)
+        with compiling:
+            _bot_shot(agent, state, jax.random.PRNGKey(0), settings)
+
     # --- helpers ------------------------------------------------------------------------
+
+    def _bot(self, settings: Settings) -> tuple[Agent, threading.Lock]:
+        """The bot of `settings` (made once) and its lock: a move and the warm-up's never compile twice."""
+        with self._guard:
+            if settings not in self._agents:
+                self._agents[settings] = (self._agent_of(settings), threading.Lock())
+            return self._agents[settings]
 
     def _check_turn(
         self,
@@ -308,33 +346,49 @@ class Games:
         human = game["settings"]["human"]
         return ("You", "The bot") if human == 0 else ("The bot", "You")
 
-    def _after_shot(self, game: dict[str, Any], played: engine.ShotPlayed, by: int) -> dict[str, Any]:
+    def _after_shot(
+        self, game: dict[str, Any], played: engine.ShotPlayed, by: int, seconds: float | None = None
+    ) -> dict[str, Any]:
         names = self._names(game)
-        sentences = words.shot_words(played.verdict, names)
         if played.entry is not None:
             game["record"].append(played.entry)
             game["state"] = played.verdict["state"]
             game["seq"] += 1
         self._restart_clock(game, played.state, played.animation["duration"])
-        move = {"by": by, "kind": "shot", "words": sentences, "verdict": played.verdict}
-        return self._commit(game, move, played.animation)
+        move = {
+            "by": by,
+            "kind": "shot",
+            "headline": words.shot_headline(played.verdict, names, by),
+            "words": words.shot_words(played.verdict, names),
+            "verdict": played.verdict,
+        }
+        return self._commit(game, move, played.animation, seconds)
 
     def _after_decision(
-        self, game: dict[str, Any], state: st.GameState, decision: Decision
+        self, game: dict[str, Any], state: st.GameState, decision: Decision, seconds: float | None = None
     ) -> dict[str, Any]:
         entry, outcome, nxt = engine.apply_decision(state, decision)
         game["record"].append(entry)
         game["state"] = outcome["state"]
         game["seq"] += 1
         self._restart_clock(game, nxt, 0.0)
-        sentences = words.decision_words(outcome, self._names(game))
-        move = {"by": int(state.turn), "kind": "decision", "words": sentences, "outcome": outcome}
-        return self._commit(game, move, engine.still(nxt))
+        names = self._names(game)
+        move = {
+            "by": int(state.turn),
+            "kind": "decision",
+            "headline": words.decision_headline(outcome, names),
+            "words": words.decision_words(outcome, names),
+            "outcome": outcome,
+        }
+        return self._commit(game, move, engine.still(nxt), seconds)
 
     def _commit(
-        self, game: dict[str, Any], move: dict[str, Any], animation: dict[str, Any]
+        self, game: dict[str, Any], move: dict[str, Any], animation: dict[str, Any], seconds: float | None
     ) -> dict[str, Any]:
-        game["log"].append({"by": move["by"], "words": move["words"]})
+        """Save the move; the answer carries its animation and, for the bot's, how long it took."""
+        if seconds is not None:
+            move["seconds"] = round(seconds, 3)
+        game["log"].append({"by": move["by"], "headline": move["headline"], "words": move["words"]})
         game["bot_error"] = None
         self.store.save(game)
         return {"game": self.view(game), "move": move | {"animation": animation}}

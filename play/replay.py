@@ -20,7 +20,7 @@ NAMES = ("Player 0", "Player 1")
 def replay(text: str) -> dict[str, Any]:
     """A record's text, for the page: `{"variant", "report", "steps": [...]}`.
 
-    Each step is `{"kind", "by", "words", "state", "animation"}`.
+    Each step is `{"kind", "by", "headline", "words", "state", "animation"}`.
     """
     try:
         record = match.loads(text)
@@ -47,10 +47,12 @@ def _step(entry: dict[str, Any], record: match.MatchRecord) -> dict[str, Any]:
     if entry["kind"] == "decision":
         outcome = entry["outcome"]
         sentences = words.decision_words(outcome, NAMES)
+        headline = words.decision_headline(outcome, NAMES)
         animation = engine.still(codec.state_from_json(outcome["state"], record.variant, record.dims))
     else:
         verdict = entry["verdict"]
         sentences = words.shot_words(verdict, NAMES)
+        headline = words.shot_headline(verdict, NAMES, entry["state"]["turn"])
         strike = entry.get("strike", {})
         if all(name in strike for name in engine.STRIKE_FIELDS):
             place = entry.get("place")
@@ -63,6 +65,7 @@ def _step(entry: dict[str, Any], record: match.MatchRecord) -> dict[str, Any]:
     return {
         "kind": entry["kind"],
         "by": entry["state"]["turn"],
+        "headline": headline,
         "words": sentences,
         "state": entry["state"],
         "animation": animation,

@@ -4,9 +4,13 @@ Routes (JSON in and out unless said otherwise):
 
     GET  /                          the page
     GET  /api/table                 the table's geometry (cushions, jaws, pockets, markings)
+    GET  /api/ready                 the warm-up's progress: the page waits for "ready" (`warmup`)
+    GET  /api/levels                the opponents the page offers (`levels`)
     POST /api/games                 a new game: {"settings"?, "state"?, "seed"?, "breaker"?}
     GET  /api/games/{id}            the game as the page shows it
+    GET  /api/games/{id}/events     server-sent events: the game each time it changes (another tab)
     POST /api/games/{id}/shot       the human's shot
+    POST /api/games/{id}/aim        the aimed shot's true paths, not played (the aiming line)
     POST /api/games/{id}/decision   the human's decision
     POST /api/games/{id}/bot        the bot's next move
     POST /api/games/{id}/extension  G26: another 45 s for this shot
@@ -32,8 +36,12 @@ for a bug, logged with its traceback: never plain text, never a traceback in the
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Collection
+from dataclasses import asdict
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -45,7 +53,7 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -53,15 +61,20 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from piramida.physics import jsontext, markings
 from piramida.physics.fields import FieldError, shown
 from piramida.physics.runtime import configure
-from piramida.play import engine
+from piramida.play import engine, levels
 from piramida.play.games import Games, PlayError, Settings
 from piramida.play.replay import replay
 from piramida.play.store import Store
+from piramida.play.warmup import Warmup, page_steps
 
 STATIC = Path(str(resources.files("piramida.play") / "static"))
 Handler = Callable[[Request], Awaitable[Response]]
 JSON_TYPES = ("application/json", "application/jsonl", "application/x-ndjson")
 SAFE_METHODS = ("GET", "HEAD")  # they change nothing, so any Origin may send them
+EVENTS_POLL_S = 0.3  # how often a game's event stream looks at its file
+# A stream ends after this; the page's EventSource reconnects (`retry`) and no stream holds a
+# stopping server for longer.
+EVENTS_STREAM_S = 20.0
 MAX_ERROR = 300  # characters of an error message: enough to name the field and the value cut short
 log = logging.getLogger(__name__)
 
@@ -210,21 +223,67 @@ def create_app(
     games: Games | None = None,
     *,
     allowed_hosts: Collection[str],
+    warm: bool = False,
 ) -> Starlette:
     """The app: games stored under `state_dir` (default `store.DEFAULT_DIR`), new ones with `defaults`.
 
-    Only requests whose Host header is in `allowed_hosts` are served (`local_hosts`).
+    Only requests whose Host header is in `allowed_hosts` are served (`local_hosts`). With
+    `warm`, the page's programs compile in a background thread from now on (`warmup`).
     """
     configure()
     if games is None:
         games = Games(Store(state_dir) if state_dir is not None else Store(), defaults)
     table = table_json()
+    bot = levels.level_of(asdict(games.defaults)) or games.defaults.bot
+    warmup = Warmup(
+        page_steps(games.defaults.variant, lambda state: games.first_move(games.defaults, state), bot)
+        if warm
+        else []
+    )
+    offered = {
+        "levels": [level.json() for level in levels.LEVELS],
+        "default": levels.level_of(asdict(games.defaults)),
+        "settings": asdict(games.defaults),
+    }
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
     async def get_table(request: Request) -> Response:
         return JSONResponse(table)
+
+    async def ready(request: Request) -> Response:
+        return JSONResponse(warmup.status())
+
+    async def get_levels(request: Request) -> Response:
+        return JSONResponse(offered)
+
+    async def game_events(request: Request) -> Response:
+        """The game (as `GET`) whenever its file changes, and at once if its `seq` is not the page's."""
+        game_id = request.path_params["game_id"]
+        try:
+            view = await run_in_threadpool(games.get, game_id)
+        except PlayError as err:
+            return _error(err.status, err.message)
+        path = games.store.path(game_id)
+        known = request.query_params.get("seq")
+
+        async def stream() -> Any:
+            yield "retry: 500\n\n"
+            if known != str(view["seq"]):
+                yield f"data: {json.dumps(view)}\n\n"
+            seen = path.stat().st_mtime_ns
+            end = time.monotonic() + EVENTS_STREAM_S
+            while time.monotonic() < end and not await request.is_disconnected():
+                await asyncio.sleep(EVENTS_POLL_S)
+                changed = path.stat().st_mtime_ns
+                if changed != seen:
+                    seen = changed
+                    yield f"data: {json.dumps(await run_in_threadpool(games.get, game_id))}\n\n"
+
+        return StreamingResponse(
+            stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
+        )
 
     def download(game_id: str) -> Response:
         headers = {"Content-Disposition": f'attachment; filename="piramida-{game_id}.jsonl"'}
@@ -233,9 +292,13 @@ def create_app(
     routes = [
         Route("/", page),
         Route("/api/table", get_table),
+        Route("/api/ready", ready),
+        Route("/api/levels", get_levels),
         Route("/api/games", endpoint(games.create, game=False, read=_json, status=201), methods=["POST"]),
         Route("/api/games/{game_id}", endpoint(games.get)),
+        Route("/api/games/{game_id}/events", game_events),
         Route("/api/games/{game_id}/shot", endpoint(games.shoot, read=_json), methods=["POST"]),
+        Route("/api/games/{game_id}/aim", endpoint(games.aim, read=_json), methods=["POST"]),
         Route("/api/games/{game_id}/decision", endpoint(games.decide, read=_json), methods=["POST"]),
         Route("/api/games/{game_id}/bot", endpoint(games.bot_move, read=_json), methods=["POST"]),
         Route("/api/games/{game_id}/extension", endpoint(games.extension), methods=["POST"]),
@@ -251,4 +314,5 @@ def create_app(
         exception_handlers={HTTPException: _http_error, Exception: _internal},
     )
     app.state.games = games
+    app.state.warmup = warmup.start()
     return app

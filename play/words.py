@@ -1,6 +1,7 @@
-"""The referee's verdicts and decisions in plain words, with their rule numbers (RULES.en.md).
+"""The referee's verdicts and decisions in words: a player's headline, and the rule numbers (RULES.en.md).
 
-The page shows these sentences after every move; the verdict JSON (`rules.codec`) stays
+The page shows the headline when the balls stop ("You potted 15: shoot again.") and the
+sentences with their rule numbers behind a toggle; the verdict JSON (`rules.codec`) stays
 the source of truth, so the words never decide anything.
 """
 
@@ -43,6 +44,20 @@ DECISIONS: dict[str, str] = {
     "DYN-7": "after a foul: play from the position or take the own ball in hand (DYN-7)",
     "penalty-ball": "take a penalty ball from the table (COMB-7, A-13)",
     "exchange": "take a ball from the table in exchange for the own ball (COMB-5.2, DYN-5.2)",
+}
+# A foul as a player says it (the headline; FOULS above gives the referee's wording).
+PLAIN_FOULS: dict[str, str] = FOULS | {
+    "no-contact": "the own ball touched nothing",
+    "failed-break": "the break was too weak",
+    "not-completed": "no ball went in and nothing reached a cushion",
+}
+# Who decides what, as a player says it: (you, the bot), the decider named first.
+CHOICES: dict[str, tuple[str, str]] = {
+    "G6": ("choose who plays", "chooses who plays"),
+    "G12.2": ("choose: play on from here, or re-rack", "chooses: play on from here, or re-rack"),
+    "DYN-7": ("choose: play from here, or the own ball in hand", "chooses: play from here, or ball in hand"),
+    "penalty-ball": ("take a penalty ball", "takes a penalty ball"),
+    "exchange": ("take a ball for the own ball", "takes a ball for the own ball"),
 }
 REGIONS = {
     "house": "in the house zone",
@@ -113,3 +128,66 @@ def _next(outcome: dict[str, Any], names: tuple[str, str]) -> list[str]:
         return [f"{nxt} to break from the house (G11)."]
     extra = " Only object balls may be pocketed on this shot (DYN-5.2)." if outcome.get("object_only") else ""
     return [f"{nxt} to shoot.{extra}"]
+
+
+def _act(who: str, you: str, it: str) -> str:
+    """`who` and the verb agreeing with it: "You shoot", "The bot shoots"."""
+    return f"{who} {you if who == 'You' else it}"
+
+
+def _balls_said(balls: list[int]) -> str:
+    return " and ".join(str(b) for b in balls) if len(balls) <= 2 else f"{_balls(balls[:-1])} and {balls[-1]}"
+
+
+def shot_headline(verdict: dict[str, Any], names: tuple[str, str], by: int) -> str:
+    """One line a player reads when the balls stop: what happened, and what comes next."""
+    if not verdict["valid"]:
+        return "The referee could not judge the shot: the balls are put back."
+    foul = verdict["foul"]
+    shooter = names[by]
+    if foul:
+        happened = f"Foul: {'; '.join(PLAIN_FOULS.get(kind, kind) for kind in foul['kinds'])}."
+    elif verdict["scored"]:
+        happened = f"{names[verdict['scored_by']]} potted {_balls_said(verdict['scored'])}"
+        if not verdict["game_over"] and verdict["next_player"] == by and not verdict["decision"]:
+            return f"{happened}: {'shoot' if shooter == 'You' else 'it shoots'} again."
+        happened += "."
+    else:
+        happened = f"{shooter} potted nothing."
+    return f"{happened} {_coming(verdict, names)}"
+
+
+def decision_headline(outcome: dict[str, Any], names: tuple[str, str]) -> str:
+    """One line for a decision: what was chosen, and what comes next."""
+    what = outcome["decision"]
+    parts = []
+    if outcome["taken"] is not None:
+        parts.append(f"took ball {outcome['taken']}")
+    if "option" in what:
+        parts.append(f"chose {DECIDED.get(what['option'], what['option'])}")
+    return f"{names[outcome['by']]} {' and '.join(parts)}. {_coming(outcome, names)}"
+
+
+def _coming(outcome: dict[str, Any], names: tuple[str, str]) -> str:
+    """What comes next, as a player says it."""
+    scores = outcome["scores"]
+    if outcome["game_over"]:
+        winner = names[outcome["winner"]]
+        return f"{winner} won the frame {scores[outcome['winner']]}:{scores[1 - outcome['winner']]}."
+    nxt = names[outcome["next_player"]]
+    pending = outcome.get("decision")
+    if isinstance(pending, dict) and "kind" in pending:
+        kind = pending["kind"]
+        you, it = CHOICES.get(kind, ("decide", "decides"))
+        verb = you if nxt == "You" else it
+        if pending["takes_ball"] and kind in ("G6", "G12.2", "DYN-7"):  # FREE-7, COMB-7, DYN-7: and a ball
+            verb = f"{'take' if nxt == 'You' else 'takes'} a ball and {verb}"
+        return f"{nxt} {verb}."
+    phase = outcome["phase"]
+    if phase == "in-hand":
+        where = REGIONS.get(outcome["region"] or "", "")
+        return f"{_act(nxt, 'play', 'plays')} with the own ball in hand {where}."
+    if phase == "break":
+        return f"{_act(nxt, 'break', 'breaks')}."
+    only = " Only object balls may be pocketed (DYN-5.2)." if outcome.get("object_only") else ""
+    return f"{_act(nxt, 'play', 'plays')}.{only}"

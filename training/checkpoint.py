@@ -45,7 +45,10 @@ from piramida.physics.runtime import library_versions
 from piramida.training import datatree
 
 FORMAT = "piramida-checkpoint"
-VERSION = 2
+VERSION = 3
+# Version 2 is version 3's format, but its `assisted` slots were the ghost-ball candidate list's,
+# which the shot menu replaced: a raw-mode version 2 checkpoint still plays as trained.
+RAW_ONLY_VERSION = 2
 META = "piramida/meta.json"
 STATE = "piramida/state.json"
 ARRAYS = "piramida/arrays.npz"
@@ -168,7 +171,12 @@ def _checked_meta(path: Path, raw: bytes) -> dict[str, Any]:
         raise CheckpointError(f"{path}: corrupt checkpoint ({error})") from error
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a piramida checkpoint ({META} has no format {FORMAT!r})")
-    if meta.get("version") != VERSION:
+    if meta.get("version") == RAW_ONLY_VERSION and meta.get("action_mode") == "assisted":
+        raise CheckpointError(
+            f"{path}: an assisted-mode checkpoint of version 2, whose slots were the candidate list's; "
+            "the assisted actions are now shot-menu slots, so it would play other shots: retrain it"
+        )
+    if meta.get("version") not in (VERSION, RAW_ONLY_VERSION):
         raise CheckpointError(
             f"{path}: checkpoint format version {shown(meta.get('version'))}; this piramida reads version "
             f"{VERSION} (version 1 held pickles: retrain, or load it as a foreign model with --trust-pickle)"

@@ -20,6 +20,7 @@ import numpy as np
 
 from piramida.physics import jsontext
 from piramida.physics.fields import FieldError, shown
+from piramida.physics.files import npz_bytes
 
 # Tags of the nodes JSON has no form for; a dict whose keys are all plain strings stays a dict.
 ARRAY, TENSOR, SCALAR, TUPLE, DEQUE, ITEMS = (
@@ -41,9 +42,7 @@ def pack(tree: Any) -> tuple[str, bytes]:
     """`tree` as JSON text and the bytes of an `.npz` holding its arrays."""
     arrays: dict[str, np.ndarray] = {}
     skeleton = _pack(tree, arrays, "state")
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)  # type: ignore[arg-type]
-    return jsontext.dumps(skeleton), buffer.getvalue()
+    return jsontext.dumps(skeleton), npz_bytes(arrays)
 
 
 def _array_ref(value: np.ndarray, arrays: dict[str, np.ndarray], tag: str) -> dict[str, Any]:

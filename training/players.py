@@ -1,9 +1,11 @@
 """Players by name: the one room that turns a name into what `eval`, `play` and training put at a table.
 
-A name is a bot (`random`, `greedy`, `search`, `search:LEVEL`: `agents.make_bot`) or a
-saved policy's path (`names_a_file`, the one test of "is this a file"). `self`, the
-learner itself, is not a name here: a league (`training.league`) and the environments
-(`envs.opponents`) give it its policy. A saved policy is a `piramida train` checkpoint
+A name is a bot (`random`, `greedy`, `search`, `search:LEVEL`, `trained`:
+`agents.make_bot`), a slot-scoring policy's `.npz` (`piramida expert distill`; it plays
+the shot menu from the game state like the shipped `trained` bot) or a saved policy's
+path (`names_a_file`, the one test of "is this a file"). `self`, the learner itself, is
+not a name here: a league (`training.league`) and the environments (`envs.opponents`)
+give it its policy. A saved policy is a `piramida train` checkpoint
 (PPO, SAC, MaskablePPO or jax-ppo, whose masked policies choose among the legal slots
 only) or, with `--trust-pickle`, a stable-baselines3 `.zip` saved elsewhere
 (`training.policies`); it plays through the environments' encoding (`envs.opponents`):
@@ -21,15 +23,16 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from piramida.agents import Agent, check_bot, make_bot
+from piramida.agents import Agent, TrainedAgent, check_bot, make_bot
+from piramida.agents.scorer import PolicyFileError
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.game import Move
 
 
 def names_a_file(name: str) -> bool:
-    """Whether a player's name means a saved policy (a .zip, or anything with a folder in it)."""
-    return name.endswith(".zip") or "/" in name or Path(name).exists()
+    """Whether a player's name means a saved policy (a .zip or .npz, or anything with a folder in it)."""
+    return name.endswith((".zip", ".npz")) or "/" in name or Path(name).exists()
 
 
 class PolicyError(ValueError):
@@ -40,17 +43,22 @@ def check_name(name: str) -> str:
     """`name` if it names a bot or an existing file (cheap: the file is loaded by `make_player`)."""
     if names_a_file(name):
         if not Path(name).is_file():
-            raise PolicyError(f"{name!r}: no such file (a saved policy is a .zip file)")
+            raise PolicyError(f"{name!r}: no such file (a saved policy is a .zip or a slot policy's .npz)")
         return name
     try:
         return check_bot(name)
     except ValueError as error:
-        raise PolicyError(f"{error} or a saved policy (.zip)") from error
+        raise PolicyError(f"{error} or a saved policy (.zip, or a slot policy's .npz)") from error
 
 
 def make_player(name: str, noise_level: float) -> Agent:
     """The player called `name` for games at execution noise `noise_level`; PolicyError if there is none."""
     if names_a_file(check_name(name)):
+        if name.endswith(".npz"):  # a slot-scoring policy (`piramida expert distill`): plays the menu
+            try:
+                return TrainedAgent(name, noise_level)
+            except PolicyFileError as error:
+                raise PolicyError(str(error)) from error
         return load_policy(name, noise_level)
     return make_bot(name, noise_level)
 

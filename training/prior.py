@@ -1,14 +1,14 @@
-"""Where an assisted-mode policy starts: on the candidate's own shot, not on a random correction.
+"""Where an assisted-mode policy starts: on the menu slot's own shot, not on a random correction.
 
-In the `assisted` action mode (`envs.actions`) a move is a candidate slot plus four
-corrections: aim (-1 to +1 degree), power (x0.6 to x1.6) and side and vertical spin. The
-candidate's aim is already the throw-corrected ghost-ball line, and a pyramid pocket is
+In the `assisted` action mode (`envs.actions`) a move is a shot-menu slot plus four
+corrections: aim (-1 to +1 degree), power (x0.6 to x1.6) and side and vertical spin. A
+pot slot's aim is already the throw-corrected ghost-ball line, and a pyramid pocket is
 barely wider than a ball, so a random aim correction of half a degree misses most pots: a
 policy whose heads start uniform pots about 7 % of its shots against greedy's 73 % (Free,
 `pro` noise; measured in the README's training section) and spends its first rollouts
 learning to stop correcting. Starting each correction head with probability `p` on "no
 correction" (the rest spread evenly over the other choices) keeps the exploration but
-starts from the candidate's shot; the slot head stays uniform over the legal slots, so
+starts from the slot's own shot; the slot head stays uniform over the legal slots, so
 which pot to play is still learned from nothing. `p = 0` gives the uniform start.
 """
 

@@ -1,7 +1,8 @@
-// The page's controller: the game from the server, the aiming controls, the animations,
-// the bot's turns, decisions, the shot clock, the record and its replay.
-import { View, drawTable, drawRegion, drawBalls, circle, line, framePositions } from "./table.js";
+// The page's controller: the game from the server, the aiming controls (cue, power, spin),
+// the animations and sounds, the bot's turns, decisions, the shot clock, the record and its replay.
+import { View, drawTable, drawRegion, drawBalls, drawCue, drawImpact, drawPaths, circle, line, framePositions, IMPACT_S } from "./table.js";
 import { firstContact, regionBox, clampTo, naturalPoint, overlaps } from "./aim.js";
+import { Sounds } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
 const canvas = $("table"), ctx = canvas.getContext("2d");
@@ -13,10 +14,20 @@ const OPTION_LABELS = {
   "existing-position": "Play from the position (DYN-7(1))", "from-hand": "Own ball in hand, anywhere (DYN-7(2))",
 };
 const SPIN_MAX = 0.5; // tip offset limit of the widget, in R (the kernel refuses beyond 0.6 R)
+const POWER_MIN = 0.5, POWER_MAX = 9; // m/s, the slider's range
+const PULL_MAX = 0.3; // m the cue is drawn back for full power
+const STROKE_S = 0.18; // s the cue takes to reach the ball before the balls move
+const AIM_DEBOUNCE_MS = 40; // the aiming line is asked for this long after the aim stops changing
+const CONTACTS = { normal: 2, training: 5 }; // the aiming line's contacts (engine.AIM_CONTACTS)
 
-let view = null, game = null, anim = null, replay = null;
+let view = null, game = null, anim = null, replay = null, levels = null, warm = null;
 let clockOffset = 0; // local time - server time, s
-const ui = { mode: "aim", phi: 90, a: 0, b: 0, own: null, place: null, call: {}, take: null, drag: null };
+let thinkingSince = null; // when the bot was asked (performance.now())
+let aimLine = null, aimTimer = null, aimAsked = 0;
+// ms the page waited (the aiming line, the bot's move) and the aiming line's ms on the server: tests, README.
+const timings = { aim: [], aimServer: [], bot: [] };
+const sounds = new Sounds();
+const ui = { mode: "aim", phi: 90, a: 0, b: 0, own: null, place: null, call: {}, take: null, drag: null, pull: null };
 
 // The server refuses a body that is not of a JSON type (server.py): every body names its type.
 async function api(method, path, body, type = "application/json") {
@@ -27,11 +38,22 @@ async function api(method, path, body, type = "application/json") {
   }
   const response = await fetch(path, init);
   const data = await response.json();
-  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+  if (!response.ok) throw Object.assign(new Error(data.error || `HTTP ${response.status}`), { status: response.status });
   return data;
 }
 
-function setBusy(what) { document.body.dataset.busy = what; $("thinking").hidden = what !== "thinking"; }
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Busy: "loading", "animating", "thinking" (the bot), "thinking-referee" (a move on its way), or "idle".
+// Nothing that moves the game can be clicked unless the page is idle.
+function setBusy(what) {
+  document.body.dataset.busy = what;
+  $("thinking").hidden = what !== "thinking";
+  thinkingSince = what === "thinking" ? performance.now() : null;
+  updateThinking();
+  if (game) updateControls();
+}
+const idle = () => document.body.dataset.busy === "idle";
 function showError(message) { $("error").textContent = message || ""; }
 
 // --- the game's facts ---------------------------------------------------------------------
@@ -41,6 +63,7 @@ const ballsNow = () => st().balls.map((b) => [b.id, b.x, b.y]);
 const humanSeat = () => game.settings.human;
 const myShot = () => game.to_move === "human" && ["break", "normal", "in-hand"].includes(st().phase);
 const placing = () => ["break", "in-hand"].includes(st().phase);
+const classic = () => st().variant === "classic";
 
 function ownBall() {
   if (placing()) return st().hand[0] ?? 0;
@@ -54,9 +77,21 @@ function ballsForAim() {
   return balls;
 }
 
+function levelOf(settings) {
+  const found = levels && levels.levels.find((l) => Object.entries(l.settings).every(([k, v]) => settings[k] === v));
+  return found ? found.name : null;
+}
+
 function names() {
-  const s = game.settings, bot = `Bot (${s.bot}${s.bot === "search" ? ", " + s.level : ""})`;
+  const s = game.settings, level = levelOf(s);
+  const bot = `Bot (${level || s.bot + (s.bot === "search" ? ", " + s.level : "")})`;
   return humanSeat() === 0 ? ["You", bot] : [bot, "You"];
+}
+
+function shotBody() {
+  const body = { seq: game.seq, ball: ownBall(), speed: +$("power").value, phi: ui.phi, a: ui.a, b: ui.b };
+  if (placing()) body.place = { x: ui.place[0], y: ui.place[1] };
+  return body;
 }
 
 // --- drawing ------------------------------------------------------------------------------
@@ -65,11 +100,16 @@ function render() {
   if (!view) return;
   drawTable(ctx, view);
   const numbered = (replay ? replay.variant : game.settings.variant) === "classic";
-  if (anim) { drawBalls(ctx, view, anim.positions, numbered); return; }
+  if (anim) {
+    drawBalls(ctx, view, anim.positions, numbered);
+    if (anim.cue) drawCue(ctx, view, ...anim.cue);
+    if (anim.impact) drawImpact(ctx, view, ...anim.impact);
+    return;
+  }
   if (replay) { drawBalls(ctx, view, replay.positions, numbered); return; }
   const highlight = new Set();
   if (game.pending && game.to_move === "human" && ui.take !== null) highlight.add(ui.take);
-  if (st().variant === "classic" && ui.call.ball !== undefined) highlight.add(ui.call.ball);
+  if (classic() && ui.call.ball !== undefined) highlight.add(ui.call.ball);
   if (myShot() && placing()) drawRegion(ctx, view, regionBox(view.table, game.region));
   const balls = myShot() ? ballsForAim() : ballsNow();
   drawBalls(ctx, view, balls, numbered, highlight);
@@ -78,40 +118,49 @@ function render() {
     ctx.strokeStyle = "#ff5252"; ctx.lineWidth = 3;
     circle(ctx, view, p.x, p.y, p.r * 1.4, false);
   }
-  if (myShot()) drawAim(balls);
+  if (myShot() && idle()) drawAim(balls);
 }
 
+// The kernel's paths when they have come; until then the straight line to the first contact.
 function drawAim(balls) {
   const own = ownBall();
   if (own === null || own === undefined) return;
-  const c = firstContact(view.table, balls, own, ui.phi);
-  if (!c) return;
-  ctx.setLineDash([6, 4]); ctx.strokeStyle = "rgba(255,255,255,0.8)"; ctx.lineWidth = 1.5;
-  line(ctx, view, c.from[0], c.from[1], c.ghost[0], c.ghost[1]);
-  ctx.setLineDash([]);
-  ctx.strokeStyle = "rgba(255,255,255,0.9)";
-  circle(ctx, view, c.ghost[0], c.ghost[1], view.table.R, false);
-  if (c.objectLine) {
-    ctx.strokeStyle = "#ffd54f";
-    line(ctx, view, ...c.objectLine);
+  const me = balls.find((b) => b[0] === own);
+  if (!me) return;
+  if (aimLine) drawPaths(ctx, view, aimLine);
+  else {
+    const c = firstContact(view.table, balls, own, ui.phi);
+    if (c) {
+      ctx.setLineDash([6, 4]); ctx.strokeStyle = "rgba(255,255,255,0.6)"; ctx.lineWidth = 1.5;
+      line(ctx, view, c.from[0], c.from[1], c.ghost[0], c.ghost[1]);
+      ctx.setLineDash([]);
+      circle(ctx, view, c.ghost[0], c.ghost[1], view.table.R, false);
+    }
   }
-  const own_ = balls.find((b) => b[0] === own);
   ctx.strokeStyle = "#f2c12e"; ctx.lineWidth = 2;
-  circle(ctx, view, own_[1], own_[2], view.table.R * 1.35, false);
+  circle(ctx, view, me[1], me[2], view.table.R * 1.35, false);
+  drawCue(ctx, view, me[1], me[2], ui.phi, ui.pull ?? pullOf(+$("power").value));
 }
 
+const pullOf = (power) => 0.02 + PULL_MAX * (power - POWER_MIN) / (POWER_MAX - POWER_MIN);
+const powerOf = (pull) => Math.min(POWER_MAX, Math.max(POWER_MIN, POWER_MIN + (pull - 0.02) / PULL_MAX * (POWER_MAX - POWER_MIN)));
+
 function drawSpin() {
-  const w = spinCanvas.width, c = w / 2, r = w / 2 - 4;
+  const w = spinCanvas.width, c = w / 2, r = w / 2 - 16;
   spinCtx.clearRect(0, 0, w, w);
   spinCtx.fillStyle = "#f4f1e6";
   spinCtx.beginPath(); spinCtx.arc(c, c, r, 0, 2 * Math.PI); spinCtx.fill();
   spinCtx.strokeStyle = "#999";
   spinCtx.beginPath(); spinCtx.arc(c, c, r * SPIN_MAX, 0, 2 * Math.PI); spinCtx.stroke();
+  spinCtx.fillStyle = "#ccc"; spinCtx.font = "11px sans-serif"; spinCtx.textAlign = "center"; spinCtx.textBaseline = "middle";
+  spinCtx.fillText("follow", c, 7); spinCtx.fillText("draw", c, w - 7);
+  spinCtx.save(); spinCtx.translate(7, c); spinCtx.rotate(-Math.PI / 2); spinCtx.fillText("left", 0, 0); spinCtx.restore();
+  spinCtx.save(); spinCtx.translate(w - 7, c); spinCtx.rotate(Math.PI / 2); spinCtx.fillText("right", 0, 0); spinCtx.restore();
   spinCtx.fillStyle = "#1565c0";
   spinCtx.beginPath(); spinCtx.arc(c + ui.a * r, c - ui.b * r, 6, 0, 2 * Math.PI); spinCtx.fill();
-  const side = ui.a === 0 ? "" : `${ui.a > 0 ? "right" : "left"} ${Math.abs(ui.a).toFixed(2)} R`;
-  const vert = ui.b === 0 ? "" : `${ui.b > 0 ? "top" : "draw"} ${Math.abs(ui.b).toFixed(2)} R`;
-  $("spin-out").textContent = [side, vert].filter(Boolean).join(", ") || "centre";
+  const side = ui.a === 0 ? "" : `${ui.a > 0 ? "right" : "left"} ${Math.abs(ui.a).toFixed(2)}`;
+  const vert = ui.b === 0 ? "" : `${ui.b > 0 ? "follow" : "draw"} ${Math.abs(ui.b).toFixed(2)}`;
+  $("spin-out").textContent = [vert, side].filter(Boolean).join(", ") || "centre";
 }
 
 // --- the panel ----------------------------------------------------------------------------
@@ -135,24 +184,51 @@ function updatePanel() {
   else if (game.pending) status = "Your decision.";
   else if (placing()) status = `Your shot: drag the coloured ball within the ${game.region} region, aim, shoot.`;
   else if (ownBall() === null) status = "Your shot: pick the ball to strike (any ball, G4.3).";
-  else status = "Your shot: drag on the table to aim.";
+  else status = "Your shot: drag on the table to aim, pull the cue back and let go to shoot.";
+  if (myShot() && classic() && !ui.call.pocket) status += " Call a ball and a pocket before you shoot (CLS-5.2).";
   $("status").textContent = `${s.variant} pyramid. ${status}`;
   const free = s.variant === "free" && s.phase === "normal";
   $("mode-pick").hidden = !free;
-  $("mode-call").hidden = s.variant !== "classic";
-  $("shoot").disabled = !myShot() || ownBall() === null || ownBall() === undefined || !!anim;
-  $("shot-controls").disabled = !myShot();
+  $("mode-call").hidden = !classic();
   updateDecision();
+  updateControls();
   $("over").hidden = game.to_move !== "over";
   if (game.to_move === "over") $("over-text").textContent = `${who[s.winner]} won ${s.scores[s.winner]}:${s.scores[1 - s.winner]}.`;
   $("download").href = `/api/games/${game.id}/record`;
-  $("log").innerHTML = game.log.map((m) => `<li>${m.words.join(" ")}</li>`).join("");
-  $("log").scrollTop = 1e6;
+  const log = $("log");
+  log.innerHTML = "";
+  for (const m of game.log) {
+    const li = document.createElement("li");
+    li.textContent = m.headline || m.words.join(" ");
+    li.title = m.words.join(" ");
+    log.appendChild(li);
+  }
+  log.scrollTop = 1e6;
   const cv = $("call-out");
-  cv.hidden = s.variant !== "classic";
+  cv.hidden = !classic();
   cv.textContent = `Call: ball ${ui.call.ball ?? "–"}, pocket ${ui.call.pocket ?? "–"} (CLS-5.2)`;
   if (game.bot_error) showError(`The bot failed: ${game.bot_error}`);
+  updateAimOut();
   updateClock();
+}
+
+function updateControls() {
+  const own = ownBall();
+  $("shoot").disabled = !idle() || !!replay || !myShot() || own === null || own === undefined;
+  $("shoot").textContent = myShot() && classic() && !ui.call.pocket ? "Shoot without a call" : "Shoot";
+  $("shot-controls").disabled = !myShot();
+  for (const b of $("decision-buttons").querySelectorAll("button")) b.disabled = !idle();
+}
+
+function updateAimOut() {
+  $("aim-out").textContent = `Aim ${ui.phi.toFixed(1)}°: ← → turn 0.1°, with Shift 1°`;
+}
+
+function updateThinking() {
+  if (thinkingSince === null) return;
+  const seconds = (performance.now() - thinkingSince) / 1000;
+  const step = warm && warm.steps.find((s) => s.name.startsWith("the bot") && s.seconds === null);
+  $("thinking-time").textContent = `${seconds.toFixed(1)} s${step ? " (getting ready: its first move compiles)" : ""}`;
 }
 
 function updateDecision() {
@@ -186,6 +262,48 @@ function updateClock() {
   $("extension").hidden = c.extended || c.extensions_left <= 0;
 }
 
+// --- the verdict --------------------------------------------------------------------------
+
+function showVerdict(move) {
+  $("headline").textContent = move.headline || move.words[0] || "";
+  const rules = $("rules-text");
+  rules.innerHTML = "";
+  for (const w of move.words) {
+    const p = document.createElement("p");
+    p.textContent = w;
+    rules.appendChild(p);
+  }
+  $("rules").hidden = !move.words.length;
+}
+
+function clearVerdict() { $("headline").textContent = ""; $("rules").hidden = true; }
+
+// --- the aiming line ----------------------------------------------------------------------
+
+// The aim changed: the old line goes, a new one is asked for once the aim rests AIM_DEBOUNCE_MS.
+function aimChanged() {
+  aimLine = null;
+  aimAsked += 1;
+  clearTimeout(aimTimer);
+  updateAimOut();
+  render();
+  if (myShot() && idle() && ownBall() !== null && ownBall() !== undefined) aimTimer = setTimeout(askAim, AIM_DEBOUNCE_MS);
+}
+
+async function askAim() {
+  if (placing() && overlaps(view.table, ballsNow(), ownBall(), ...ui.place)) return;
+  const asked = aimAsked, t0 = performance.now();
+  const body = { ...shotBody(), contacts: $("training").checked ? CONTACTS.training : CONTACTS.normal };
+  try {
+    const result = await api("POST", `/api/games/${game.id}/aim`, body);
+    if (asked !== aimAsked) return; // the aim moved on meanwhile
+    timings.aim.push(performance.now() - t0);
+    timings.aimServer.push(result.ms);
+    aimLine = result.paths;
+    render();
+  } catch { /* an aim the referee would refuse (a ball in hand on another): the straight line stays */ }
+}
+
 // --- moves --------------------------------------------------------------------------------
 
 function setGame(next) {
@@ -193,33 +311,52 @@ function setGame(next) {
   game = next;
   clockOffset = Date.now() / 1000 - next.server_time;
   if (newTurn) resetTurn();
-  for (const key of ["variant", "bot", "level"]) $(key).value = game.settings[key];
+  $("variant").value = game.settings.variant;
+  const level = levelOf(game.settings);
+  if (level) { $("opponent").value = level; showOpponentLine(); }
   $("shot-clock").checked = game.settings.shot_clock;
   history.replaceState(null, "", `?game=${game.id}`);
   updatePanel();
-  render();
+  if (newTurn) aimChanged(); else render();
 }
 
 function resetTurn() {
-  const s = st();
-  ui.own = null; ui.call = {}; ui.drag = null;
+  ui.own = null; ui.call = {}; ui.drag = null; ui.pull = null;
   ui.take = game.pending && game.pending.default ? game.pending.default.ball ?? null : null;
   ui.place = placing() ? naturalPoint(view.table, game.region) : null;
-  if (s.phase === "break") { ui.phi = 90; setPower(8); } else setPower(Math.min(+$("power").value, 4));
+  if (st().phase === "break") { ui.phi = 90; setPower(8); } else setPower(Math.min(+$("power").value, 4));
   ui.mode = "aim";
   document.querySelector('input[name=mode][value=aim]').checked = true;
 }
 
 function setPower(v) { $("power").value = v; $("power-out").textContent = `${(+$("power").value).toFixed(1)} m/s`; }
 
+// Every switch to another game (new, rematch) starts a new epoch: a move, an animation or a
+// bot's answer still on its way for the old game finds the epoch changed and is dropped.
+let epoch = 0;
+
+// The cue's stroke (STROKE_S), then the balls from the server's samples, with their sounds.
 function animate(animation) {
+  const token = epoch;
   return new Promise((resolve) => {
     if (!animation.duration) { resolve(); return; }
     setBusy("animating");
-    const t0 = performance.now();
+    const strike = animation.strike, start = animation.frames[0], i = strike ? animation.balls.indexOf(strike.ball) : -1;
+    const stroke = i >= 0 ? STROKE_S : 0, pending = [...(animation.sounds || [])];
+    let t0 = null, struck = stroke === 0;
     const step = (now) => {
-      const t = Math.max(0, now - t0) / 1000; // a frame's time stamp may precede t0
-      anim = { positions: framePositions(animation, Math.min(t, animation.duration)) };
+      if (token !== epoch) { resolve(); return; }
+      t0 ??= now;
+      const t = (now - t0) / 1000 - stroke;
+      if (t < 0) { // the cue moves in from its pull to the ball
+        const gap = pullOf(strike.speed) * (-t / stroke);
+        anim = { positions: framePositions(animation, 0, view.table), cue: [start[2 * i], start[2 * i + 1], strike.phi, gap] };
+      } else {
+        if (!struck) { struck = true; sounds.play("cue", Math.min(1, strike.speed / 6)); }
+        while (pending.length && pending[0][0] <= t) sounds.play(pending.shift()[1]);
+        const impact = i >= 0 && t < IMPACT_S ? [start[2 * i], start[2 * i + 1], strike.phi, t] : null;
+        anim = { positions: framePositions(animation, Math.min(t, animation.duration), view.table), cue: null, impact };
+      }
       render();
       if (t < animation.duration) requestAnimationFrame(step);
       else { anim = null; resolve(); }
@@ -228,43 +365,68 @@ function animate(animation) {
   });
 }
 
+// A move from the server: the balls roll, then (when they stop) the verdict and the next turn.
 async function playMove(result) {
-  $("verdict").innerHTML = result.move.words.map((w) => `<p>${w}</p>`).join("");
+  const token = epoch;
+  if (result.move.animation.duration) clearVerdict();
   await animate(result.move.animation);
+  if (token !== epoch) return;
+  showVerdict(result.move);
   setGame(result.game);
   setBusy("idle");
+  aimChanged();
   await botTurns();
 }
 
 async function botTurns() {
-  while (game.to_move === "bot" && !replay) {
-    setBusy("thinking");
-    try {
-      const result = await api("POST", `/api/games/${game.id}/bot`, { seq: game.seq });
-      showError("");
-      await playMove(result);
-      return;
-    } catch (err) {
-      showError(`${err.message}`);
+  if (game.to_move !== "bot" || replay) { setBusy("idle"); return; }
+  const token = epoch, t0 = performance.now();
+  setBusy("thinking");
+  try {
+    const result = await api("POST", `/api/games/${game.id}/bot`, { seq: game.seq });
+    if (token !== epoch) return;
+    timings.bot.push(performance.now() - t0);
+    showError("");
+    await playMove(result);
+  } catch (err) {
+    if (token !== epoch) return;
+    if (err.status === 409) { // another tab moved this game first: take the game as it is now
+      setGame(await api("GET", `/api/games/${game.id}`));
       setBusy("idle");
-      const retry = document.createElement("button");
-      retry.textContent = "Ask the bot again";
-      retry.onclick = () => { retry.remove(); botTurns(); };
-      $("error").appendChild(retry);
+      await botTurns();
       return;
     }
+    showError(`${err.message}`);
+    setBusy("idle");
+    const retry = document.createElement("button");
+    retry.textContent = "Ask the bot again";
+    retry.onclick = () => { retry.remove(); botTurns(); };
+    $("error").appendChild(retry);
   }
+}
+
+// Another game in this tab (a new one, a rematch): the old one's moves still on their way are dropped.
+function switchGame(next) {
+  epoch += 1;
+  anim = null;
+  clearVerdict();
+  showError("");
+  setGame(next);
   setBusy("idle");
+  aimChanged();
+  follow();
+  botTurns();
 }
 
 async function shoot() {
-  const body = { seq: game.seq, ball: ownBall(), speed: +$("power").value, phi: ui.phi, a: ui.a, b: ui.b };
-  if (placing()) body.place = { x: ui.place[0], y: ui.place[1] };
-  if (st().variant === "classic" && ui.call.ball !== undefined && ui.call.pocket) body.call = ui.call;
+  if (!idle() || $("shoot").disabled) return; // a second click while the first shot is on its way
+  const body = shotBody();
+  if (classic() && ui.call.ball !== undefined && ui.call.pocket) body.call = ui.call;
   await send(`/api/games/${game.id}/shot`, body);
 }
 
 async function decide(option) {
+  if (!idle()) return;
   const body = { seq: game.seq };
   if (option) body.option = option;
   if (game.pending.takes_ball) body.ball = ui.take;
@@ -272,11 +434,14 @@ async function decide(option) {
 }
 
 async function send(path, body) {
+  const token = epoch;
   showError("");
   setBusy("thinking-referee");
   try {
-    await playMove(await api("POST", path, body));
+    const result = await api("POST", path, body);
+    if (token === epoch) await playMove(result);
   } catch (err) {
+    if (token !== epoch) return;
     showError(err.message);
     setBusy("idle");
     try { setGame(await api("GET", `/api/games/${game.id}`)); } catch { /* the error above says enough */ }
@@ -284,14 +449,46 @@ async function send(path, body) {
   }
 }
 
-// --- the mouse ----------------------------------------------------------------------------
+// Another tab (or window) playing this game: the server says when it moved, this tab follows.
+let events = null;
+function follow() {
+  if (events) events.close();
+  const id = game.id;
+  events = new EventSource(`/api/games/${id}/events?seq=${game.seq}`);
+  events.onmessage = (message) => {
+    const next = JSON.parse(message.data);
+    if (next.id !== game.id || next.seq <= game.seq || !idle()) return; // this tab's own move comes itself
+    const last = next.log[next.log.length - 1];
+    if (last) showVerdict(last);
+    setGame(next);
+    botTurns(); // if the other tab has gone, this one keeps the bot playing (a race is a quiet 409)
+  };
+}
+
+// --- the pointer (mouse, pen, touch) ------------------------------------------------------
 
 function ballAt(p, balls) {
   return balls.find(([, x, y]) => Math.hypot(x - p[0], y - p[1]) <= view.table.R * 1.2);
 }
 
+// Whether a table point lies on the drawn cue (behind the own ball, along the aim).
+function onCue(p) {
+  const me = ballsForAim().find((b) => b[0] === ownBall());
+  if (!me) return false;
+  const dx = Math.cos(ui.phi * Math.PI / 180), dy = Math.sin(ui.phi * Math.PI / 180);
+  const rx = p[0] - me[1], ry = p[1] - me[2], back = -(rx * dx + ry * dy), side = Math.abs(rx * dy - ry * dx);
+  return back > view.table.R * 1.5 && back < 1.6 && side < 0.05;
+}
+
+function pullAt(p) {
+  const me = ballsForAim().find((b) => b[0] === ownBall());
+  const dx = Math.cos(ui.phi * Math.PI / 180), dy = Math.sin(ui.phi * Math.PI / 180);
+  return -((p[0] - me[1]) * dx + (p[1] - me[2]) * dy);
+}
+
 canvas.addEventListener("pointerdown", (event) => {
-  if (!game || anim || replay || game.to_move !== "human") return;
+  sounds.unlock();
+  if (!game || !idle() || replay || game.to_move !== "human") return;
   const p = view.fromEvent(event), balls = ballsNow();
   if (game.pending) {
     const hit = ballAt(p, balls);
@@ -301,7 +498,7 @@ canvas.addEventListener("pointerdown", (event) => {
   if (ui.mode === "pick" || ownBall() === null) { // Free: the first click picks the ball to strike (G4.3)
     const hit = ballAt(p, balls);
     if (hit) { ui.own = hit[0]; ui.mode = "aim"; document.querySelector('input[name=mode][value=aim]').checked = true; }
-    updatePanel(); render(); return;
+    updatePanel(); aimChanged(); return;
   }
   if (ui.mode === "call") {
     const hit = ballAt(p, balls);
@@ -312,6 +509,10 @@ canvas.addEventListener("pointerdown", (event) => {
   }
   if (placing() && ui.place && Math.hypot(p[0] - ui.place[0], p[1] - ui.place[1]) <= view.table.R * 1.5) {
     ui.drag = "place";
+  } else if (onCue(p)) { // pull the cue back: the further, the harder; let go to shoot
+    ui.drag = "cue";
+    ui.grip = pullAt(p) - pullOf(+$("power").value);
+    ui.pulled = false;
   } else {
     ui.drag = "aim";
     aimAt(p);
@@ -322,14 +523,21 @@ canvas.addEventListener("pointerdown", (event) => {
 canvas.addEventListener("pointermove", (event) => {
   if (!ui.drag) return;
   const p = view.fromEvent(event);
-  if (ui.drag === "place") ui.place = clampTo(regionBox(view.table, game.region), p[0], p[1]);
-  else aimAt(p);
-  render();
+  if (ui.drag === "place") { ui.place = clampTo(regionBox(view.table, game.region), p[0], p[1]); aimChanged(); }
+  else if (ui.drag === "cue") {
+    const pull = Math.min(PULL_MAX + 0.02, Math.max(0.02, pullAt(p) - ui.grip));
+    ui.pulled ||= Math.abs(pull - pullOf(+$("power").value)) > 0.01;
+    ui.pull = pull;
+    setPower(powerOf(pull).toFixed(1));
+    render();
+  } else aimAt(p);
 });
 
 canvas.addEventListener("pointerup", () => {
   if (ui.drag === "place" && overlaps(view.table, ballsNow(), ownBall(), ...ui.place)) showError("The ball in hand touches another ball: move it.");
-  ui.drag = null;
+  const released = ui.drag === "cue" && ui.pulled;
+  ui.drag = null; ui.pull = null;
+  if (released) shoot(); else render();
 });
 
 function aimAt(p) {
@@ -337,44 +545,77 @@ function aimAt(p) {
   if (!own) return;
   const phi = Math.atan2(p[1] - own[2], p[0] - own[1]) * 180 / Math.PI;
   if (Math.hypot(p[1] - own[2], p[0] - own[1]) > 1e-3) ui.phi = (phi + 360) % 360;
-  render();
+  aimChanged();
 }
 
 document.addEventListener("keydown", (event) => {
+  sounds.unlock();
   if (!game || !myShot() || event.target.tagName === "INPUT") return;
   const step = event.shiftKey ? 1 : 0.1;
   if (event.key === "ArrowLeft") ui.phi = (ui.phi + step) % 360;
   else if (event.key === "ArrowRight") ui.phi = (ui.phi - step + 360) % 360;
   else return;
   event.preventDefault();
-  render();
+  aimChanged();
 });
 
 function spinFrom(event) {
-  const box = spinCanvas.getBoundingClientRect(), r = box.width / 2 - 4;
+  const box = spinCanvas.getBoundingClientRect(), r = (box.width / 2) * (1 - 32 / spinCanvas.width);
   let a = (event.clientX - box.left - box.width / 2) / r, b = -(event.clientY - box.top - box.height / 2) / r;
   const n = Math.hypot(a, b);
   if (n > SPIN_MAX) { a *= SPIN_MAX / n; b *= SPIN_MAX / n; }
   ui.a = Math.round(a * 100) / 100; ui.b = Math.round(b * 100) / 100;
   drawSpin();
+  aimChanged();
 }
 spinCanvas.addEventListener("pointerdown", (e) => { spinFrom(e); spinCanvas.setPointerCapture(e.pointerId); spinCanvas.dataset.drag = "1"; });
 spinCanvas.addEventListener("pointermove", (e) => { if (spinCanvas.dataset.drag) spinFrom(e); });
 spinCanvas.addEventListener("pointerup", () => { delete spinCanvas.dataset.drag; });
-spinCanvas.addEventListener("dblclick", () => { ui.a = 0; ui.b = 0; drawSpin(); });
+spinCanvas.addEventListener("dblclick", () => { ui.a = 0; ui.b = 0; drawSpin(); aimChanged(); });
 
 document.querySelectorAll("input[name=mode]").forEach((r) => r.addEventListener("change", () => { ui.mode = r.value; }));
-$("power").addEventListener("input", () => setPower($("power").value));
-$("shoot").addEventListener("click", shoot);
-$("rematch").addEventListener("click", async () => setGame(await api("POST", `/api/games/${game.id}/rematch`)));
+$("power").addEventListener("input", () => { setPower($("power").value); aimChanged(); });
+$("training").addEventListener("change", aimChanged);
+$("shoot").addEventListener("click", () => { sounds.unlock(); shoot(); });
+$("mute").addEventListener("click", () => { sounds.setMuted(!sounds.muted); showMute(); });
+function showMute() { $("mute").textContent = sounds.muted ? "Sound off" : "Sound on"; $("mute").setAttribute("aria-pressed", String(sounds.muted)); }
+
+// New games and rematches are answered even while a move animates: the page switches at once.
+async function newGame(path, body) {
+  try { switchGame(await api("POST", path, body)); } catch (err) { showError(err.message); }
+}
+$("rematch").addEventListener("click", () => newGame(`/api/games/${game.id}/rematch`));
 $("extension").addEventListener("click", async () => {
   try { setGame(await api("POST", `/api/games/${game.id}/extension`)); } catch (err) { showError(err.message); }
 });
-$("start").addEventListener("click", async () => {
-  const settings = { variant: $("variant").value, bot: $("bot").value, level: $("level").value, shot_clock: $("shot-clock").checked };
-  setGame(await api("POST", "/api/games", { settings }));
-  $("verdict").textContent = "";
+$("start").addEventListener("click", () => {
+  const level = levels.levels.find((l) => l.name === $("opponent").value);
+  const chosen = level ? level.settings : levels.settings; // "the server's own": the command line's bot
+  const settings = { variant: $("variant").value, shot_clock: $("shot-clock").checked, bot: chosen.bot, level: chosen.level, noise: chosen.noise };
+  newGame("/api/games", { settings });
 });
+
+function showOpponents() {
+  const select = $("opponent");
+  for (const level of levels.levels) {
+    const option = document.createElement("option");
+    option.value = level.name; option.textContent = level.name;
+    select.appendChild(option);
+  }
+  if (!levels.default) { // the command line named a bot that is no level: it is offered as it is
+    const option = document.createElement("option");
+    option.value = "server"; option.textContent = `${levels.settings.bot} (the server's)`;
+    select.appendChild(option);
+  }
+  select.value = levels.default || "server";
+  select.addEventListener("change", showOpponentLine);
+  showOpponentLine();
+}
+
+function showOpponentLine() {
+  const level = levels.levels.find((l) => l.name === $("opponent").value);
+  $("opponent-line").textContent = level ? level.line : "The bot the server was started with.";
+}
 
 // --- replay -------------------------------------------------------------------------------
 
@@ -399,21 +640,46 @@ async function replayStep(index) {
   replay.index = Math.max(0, Math.min(index, replay.steps.length - 1));
   const step = replay.steps[replay.index];
   $("replay-at").textContent = `move ${replay.index + 1} of ${replay.steps.length}`;
-  $("verdict").innerHTML = step.words.map((w) => `<p>${w}</p>`).join("");
+  const shown = replay;
   await animate(step.animation);
-  replay.positions = framePositions(step.animation, step.animation.duration);
+  if (replay !== shown) return; // the replay was left meanwhile
+  showVerdict(step);
+  replay.positions = framePositions(step.animation, step.animation.duration, view.table);
   setBusy("idle");
   render();
 }
 $("replay-prev").addEventListener("click", () => replayStep(replay.index - 1));
 $("replay-next").addEventListener("click", () => replayStep(replay.index + 1));
-$("replay-exit").addEventListener("click", () => { replay = null; $("replay").hidden = true; render(); botTurns(); });
+$("replay-exit").addEventListener("click", () => {
+  epoch += 1; anim = null; replay = null; // a replayed shot still rolling stops here
+  $("replay").hidden = true; setBusy("idle"); render(); botTurns();
+});
 
 // --- start --------------------------------------------------------------------------------
 
+// "Preparing the table... (k of n)" until the server's programs are compiled (play/warmup.py);
+// then the rest warms up while the human plays, and the bot's thinking time says so.
+async function waitReady() {
+  for (;;) {
+    warm = await api("GET", "/api/ready");
+    const done = warm.steps.filter((s) => s.needed && s.seconds !== null).length;
+    $("preparing-bar").max = Math.max(warm.needed, 1);
+    $("preparing-bar").value = done;
+    $("preparing-step").textContent = `${done} of ${warm.needed}: ${warm.now || "…"} (${warm.elapsed_s.toFixed(0)} s)`;
+    if (warm.ready) break;
+    await sleep(250);
+  }
+  $("preparing").hidden = true;
+  (async () => { // the rest, for the thinking line
+    while (warm.done < warm.total) { await sleep(1000); warm = await api("GET", "/api/ready"); }
+  })();
+}
+
 async function main() {
-  const table = await api("GET", "/api/table");
+  showMute();
+  const [table] = await Promise.all([api("GET", "/api/table"), waitReady(), api("GET", "/api/levels").then((l) => { levels = l; })]);
   view = new View(canvas, table);
+  showOpponents();
   drawSpin();
   const id = new URLSearchParams(location.search).get("game");
   try {
@@ -422,8 +688,11 @@ async function main() {
     showError(`${err.message}: a new game instead`);
     setGame(await api("POST", "/api/games", {}));
   }
-  setInterval(() => { if (game) updateClock(); }, 250);
+  setInterval(() => { if (game) updateClock(); updateThinking(); }, 100);
+  document.body.dataset.ready = String(performance.now());
   setBusy("idle");
+  follow();
+  aimChanged();
   await botTurns();
 }
 
@@ -435,6 +704,10 @@ window.piramida = {
   },
   game: () => game,
   positions: () => (anim ? anim.positions : null),
+  aimLine: () => aimLine,
+  cue: () => (anim ? anim.cue : null),
+  heard: () => sounds.heard,
+  timings,
   ui,
 };
 main();

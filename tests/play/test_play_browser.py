@@ -1,123 +1,23 @@
 """The play page end to end in headless Chromium (Debian's `chromium`, driven by Playwright).
 
-A real server (uvicorn in a thread) with the `greedy` bot at `amateur` noise; the tests aim and shoot with the
-mouse, watch the balls move and stop, read the verdicts, let the bot reply, take a decision
+A real server (uvicorn in a thread, `conftest.py`) with the `greedy` bot at `amateur` noise; the tests aim and
+shoot with the mouse, watch the balls move and stop, read the verdicts, let the bot reply, take a decision
 after a foul, finish a frame set up near its end, and replay its record. Screenshots go to
-`tests/artifacts/`; with PIRAMIDA_DOCS_SCREENSHOT=1 the first test also writes `docs/play.png`.
+`tests/artifacts/`.
 Chromium must be installed (`apt-get install chromium`): without it these tests fail.
 """
 
 from __future__ import annotations
 
-import os
-import socket
-import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-import uvicorn
 from helpers.play_layouts import HUMAN_DECIDES
-from playwright.sync_api import Browser, Page, sync_playwright
-
-from piramida.play.games import Settings
-from piramida.play.server import create_app, local_hosts
+from pagekit import at, drag, game, shot, wait_idle_for_human
+from playwright.sync_api import Page
 
 # Compile-heavy or long: left out of the quick lane (`pytest -m "not slow"`).
 pytestmark = pytest.mark.slow
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-DOCS_PNG = Path(__file__).resolve().parents[2] / "docs" / "play.png"
-TIMEOUT_MS = 180_000  # the first moves compile the referee and the bot (tens of seconds on two busy cores)
-# Every value the page's busy flag takes, in order (animating, thinking, idle ...).
-RECORD_BUSY = """
-window.busyLog = [];
-new MutationObserver(() => window.busyLog.push(document.body.dataset.busy))
-  .observe(document, {attributes: true, subtree: true, attributeFilter: ["data-busy"]});
-"""
-
-
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    settings = Settings(bot="greedy", noise="amateur")
-    app = create_app(tmp_path_factory.mktemp("games"), settings, allowed_hosts=local_hosts("127.0.0.1", port))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    page = browser.new_page(viewport={"width": 1400, "height": 820}, accept_downloads=True)
-    errors: list[str] = []
-    page.on("pageerror", lambda err: errors.append(str(err)))
-    page.add_init_script(RECORD_BUSY)
-    page.set_default_timeout(TIMEOUT_MS)
-    yield page
-    page.close()
-    assert not errors, errors
-
-
-def shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
-
-
-def at(page: Page, x: float, y: float) -> tuple[float, float]:
-    """Page coordinates of a table point (metres)."""
-    sx, sy = page.evaluate("([x, y]) => window.piramida.toPage(x, y)", [x, y])
-    return float(sx), float(sy)
-
-
-def drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
-    page.mouse.move(*at(page, *start))
-    page.mouse.down()
-    page.mouse.move(*at(page, *end), steps=8)
-    page.mouse.up()
-
-
-def game(page: Page) -> dict[str, Any]:
-    value: dict[str, Any] = page.evaluate("window.piramida.game()")
-    return value
-
-
-def wait_idle_for_human(page: Page) -> None:
-    """Wait until the page waits for the human (or the frame is over); fail with what it shows."""
-    try:
-        page.wait_for_function(
-            "document.body.dataset.busy === 'idle'"
-            " && ['human', 'over'].includes(document.body.dataset.toMove)"
-        )
-    except Exception as err:
-        shown = (
-            page.inner_text("#error"),
-            page.inner_text("#status"),
-            page.evaluate("document.body.dataset.busy"),
-        )
-        raise AssertionError(f"the page did not come back to the human: {shown}") from err
 
 
 def test_aim_break_watch_the_balls_and_the_bot_reply(page: Page, base_url: str) -> None:
@@ -148,9 +48,11 @@ def test_aim_break_watch_the_balls_and_the_bot_reply(page: Page, base_url: str) 
     view = game(page)
     moved = {b["id"]: (b["x"], b["y"]) for b in view["state"]["balls"]}
     assert moved != rack and view["seq"] >= 2  # the balls stopped elsewhere; the bot moved
-    assert page.locator("#verdict p").count() >= 1
-    assert any(rule in page.inner_text("#log") for rule in ("G12.1", "G20", "G22.2", "G6", "Legal shot"))
-    assert len(view["log"]) >= 2
+    assert page.inner_text("#headline")
+    rules = " ".join(" ".join(move["words"]) for move in view["log"])
+    assert any(rule in rules for rule in ("G12.1", "G20", "G22.2", "G6", "Legal shot"))
+    page.click("#log-box summary")
+    assert page.locator("#log li").count() == len(view["log"]) >= 2
     if view["to_move"] == "human" and view["state"]["phase"] == "normal" and view["own_ball"] is None:
         # Free (G4.3): pick a ball, aim at its nearest neighbour; the ghost ball shows the contact.
         balls = sorted((b["y"], b["x"]) for b in view["state"]["balls"])
@@ -164,8 +66,6 @@ def test_aim_break_watch_the_balls_and_the_bot_reply(page: Page, base_url: str) 
         drag(page, own, target)
         assert page.evaluate("window.piramida.ui.own") is not None
     shot(page, "play-after-bot")
-    if os.environ.get("PIRAMIDA_DOCS_SCREENSHOT") == "1":
-        page.screenshot(path=str(DOCS_PNG))
 
 
 def test_foul_decision_then_finish_the_frame_and_replay_it(page: Page, base_url: str) -> None:
@@ -179,7 +79,9 @@ def test_foul_decision_then_finish_the_frame_and_replay_it(page: Page, base_url:
     assert page.evaluate("window.piramida.ui.take") == 14
     page.click("#decision-buttons button[data-option=shoot]")
     wait_idle_for_human(page)
-    assert "You decided to shoot and took ball 14 (G6, G6(1), FREE-7" in page.inner_text("#verdict")
+    assert page.inner_text("#headline") == "You took ball 14 and chose to shoot. You play."
+    page.click("#rules summary")  # the rule numbers, behind a toggle
+    assert "You decided to shoot and took ball 14 (G6, G6(1), FREE-7" in page.inner_text("#rules-text")
     assert game(page)["state"]["shelves"][0] == [1, 2, 3, 4, 5, 6, 14]
 
     page.mouse.click(*at(page, 0.40, 0.40))  # Free: pick the ball to strike (G4.3)
@@ -190,13 +92,14 @@ def test_foul_decision_then_finish_the_frame_and_replay_it(page: Page, base_url:
     page.locator("#power").fill("1")
     box = page.locator("#spin").bounding_box()
     assert box is not None
-    radius = box["width"] / 2 - 4
+    radius = box["width"] / 2 * (1 - 32 / 120)  # the disc: 16 of the canvas's 120 px in from its edge
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2 + 0.3 * radius)  # draw
     assert page.evaluate("window.piramida.ui.b") == pytest.approx(-0.3, abs=0.03)
+    assert page.inner_text("#spin-out") == "draw 0.30"
     page.click("#shoot")
     page.wait_for_selector("#over:not([hidden])")
     assert "You won 8:6" in page.inner_text("#over-text")
-    assert "Game over" in page.inner_text("#verdict")
+    assert page.inner_text("#headline") == "You potted 13. You won the frame 8:6."
     shot(page, "play-game-over")
 
     page.click("#new-game summary")

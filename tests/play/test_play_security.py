@@ -352,6 +352,26 @@ def test_hostile_shots_leave_the_game_as_it_was(shooting: Target, body: bytes) -
 
 
 @fuzz(100)
+@given(body=bodies(SHOT | {"contacts": 2}, SHOT | {"place": {"x": 0.8, "y": 0.5}, "contacts": 6}))
+def test_hostile_aims_answer_paths_or_a_4xx_and_play_nothing(shooting: Target, body: bytes) -> None:
+    before = shooting.snapshot()
+    response = post(shooting.client, f"/api/games/{shooting.id}/aim", body)
+    assert response.status_code in (200, 400, 409, 415, 422), response.text[:300]
+    assert shooting.snapshot() == before  # an aim is never a move
+
+
+def test_a_games_event_stream_is_json_or_a_json_404(client: TestClient, shooting: Target) -> None:
+    refused(client.get("/api/games/0123456789abcdef/events"), 404, "no such game")
+    refused(client.get("/api/games/not-a-game/events"), 404, "no such game")
+    with client.stream("GET", f"/api/games/{shooting.id}/events?seq=-1") as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        lines = stream.iter_lines()
+        assert next(lines) == "retry: 500"
+        data = next(line for line in lines if line.startswith("data: "))
+    assert json.loads(data.removeprefix("data: "))["id"] == shooting.id  # the page's seq was not the game's
+
+
+@fuzz(100)
 @given(body=bodies(DECISION))
 def test_hostile_decisions_leave_the_game_as_it_was(deciding: Target, body: bytes) -> None:
     deciding.attempt("decision", body)

@@ -1,4 +1,4 @@
-"""The assisted prior (training.prior): a fresh policy plays the candidate's own shot with probability p."""
+"""The assisted prior (training.prior): a fresh policy plays the menu slot's own shot with probability p."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from piramida.agents import candidates as cands
+from piramida.agents.menu import shot_menu
 from piramida.envs import actions as act
 from piramida.rules import ids
 from piramida.rules import state as st
@@ -37,17 +37,17 @@ def test_p_zero_is_the_uniform_start() -> None:
     assert np.all(prior.logits(0.0) == 0)
 
 
-def test_the_neutral_corrections_play_the_candidates_own_shot() -> None:
+def test_the_neutral_corrections_play_the_menu_slots_own_shot() -> None:
     states = st.new_games(jnp.asarray([ids.FREE]), jax.random.PRNGKey(3)[None], jnp.zeros(1, jnp.int32))
-    found = cands.candidates(states, st.DEFAULT_DIMS, act.K)
+    found = shot_menu(states, act.MENU)
     state, table = (jax.tree_util.tree_map(lambda x: x[0], tree) for tree in (states, found))
     assert bool(jnp.any(table.valid))
     slot = int(np.argmax(np.asarray(table.valid)))
     move = act.decode_assisted_table(state, jnp.asarray([slot, *prior.NEUTRAL]), table, st.DEFAULT_DIMS)
-    pick = jax.tree_util.tree_map(lambda x: np.asarray(x)[slot], table)
+    pick = jax.tree_util.tree_map(lambda x: np.asarray(x)[slot], table.moves)
     assert float(move.phi) == pytest.approx(float(pick.phi))
     assert float(move.speed) == pytest.approx(float(pick.speed))
-    assert float(move.a) == 0 and float(move.b) == 0
+    assert float(move.a) == float(pick.a) and float(move.b) == float(pick.b)
 
 
 def test_apply_sb3_sets_the_action_heads_bias() -> None:

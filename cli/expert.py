@@ -1,0 +1,154 @@
+"""`piramida expert`: learn from the search bot, record its decisions, then fit a policy to them.
+
+`piramida expert record --out DATA` plays search-bot games in batches and saves each
+position with the search's value of every menu slot and its choice (`training.expert`);
+`piramida expert distill --data DATA --out RUN` fits the slot-scoring network to them
+(`training.distill`) and writes `RUN/policy.npz` (+ `.json`), which `--bot`/`--agents`
+take by path and which, copied to `agents/data/trained.*`, is the shipped `trained` bot.
+Both resume when run again with the same folders.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from piramida.agents.scorer import PolicyFileError
+from piramida.agents.search import LEVELS
+from piramida.physics import noise
+
+HELP = "learn from the search bot: record its decisions (record), fit a policy to them (distill)"
+DESCRIPTION = (
+    "Expert iteration. `record` plays batches of search-bot games (against itself and "
+    "greedy, all four variants, pro and amateur noise) and saves every position with the "
+    "search's value of each shot-menu slot and its choice, in atomic chunks (DATA/chunk-N.npz); "
+    "`distill` fits the slot-scoring network to them, with TensorBoard curves (RUN/tensorboard), "
+    "an atomic checkpoint each epoch and the best epoch's policy (RUN/policy.npz and .json). "
+    "Run again with the same folders to resume."
+)
+
+
+def _positive(kind: type) -> Any:
+    def read(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a positive {kind.__name__}, got {text!r}") from None
+        if not value > 0 or value != value:
+            raise argparse.ArgumentTypeError(f"expected a positive {kind.__name__}, got {text!r}")
+        return value
+
+    return read
+
+
+def _noise_name(text: str) -> str:
+    try:
+        noise.level(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options (`cli.main` registers the command with `HELP` and `DESCRIPTION`)."""
+    steps = parser.add_subparsers(dest="step", metavar="STEP", required=True)
+    rec = steps.add_parser("record", help="record the search bot's decisions into a data set folder")
+    rec.add_argument(
+        "--out", required=True, type=Path, help="the data set folder (continued if it holds chunks)"
+    )
+    rec.add_argument(
+        "--positions", type=_positive(int), default=20_000, help="positions to hold (default 20000)"
+    )
+    rec.add_argument(
+        "--tables", type=_positive(int), default=128, help="frames played side by side (default 128)"
+    )
+    rec.add_argument("--moves", type=_positive(int), default=48, help="moves per chunk (default 48)")
+    rec.add_argument("--level", choices=list(LEVELS), default="strong", help="the labelling search level")
+    rec.add_argument(
+        "--noise",
+        type=_noise_name,
+        nargs="+",
+        default=["pro", "amateur"],
+        help="noise levels, by turns per chunk",
+    )
+    rec.add_argument("--seed", type=int, default=0, help="seed of chunk 0 (default 0)")
+    fit = steps.add_parser("distill", help="fit the slot-scoring policy to a data set")
+    fit.add_argument("--data", required=True, type=Path, help="a data set folder written by `record`")
+    fit.add_argument(
+        "--out", required=True, type=Path, help="the run folder (resumed if it holds a checkpoint)"
+    )
+    fit.add_argument("--epochs", type=_positive(int), default=30, help="passes over the data (default 30)")
+    fit.add_argument("--batch", type=_positive(int), default=256, help="positions per step (default 256)")
+    fit.add_argument(
+        "--learning-rate", type=_positive(float), default=1e-3, help="peak Adam rate (default 1e-3)"
+    )
+    fit.add_argument("--width", type=_positive(int), default=128, help="the network's width (default 128)")
+    fit.add_argument("--seed", type=int, default=0, help="initial weights and batch order (default 0)")
+
+
+def _bar() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run `record` or `distill`; 2 with a one-line message for a folder that cannot be used."""
+    from piramida.training import distill, expert
+
+    try:
+        if args.step == "record":
+            plan = expert.RecordPlan(
+                positions=args.positions,
+                tables=args.tables,
+                moves=args.moves,
+                level=args.level,
+                noises=tuple(args.noise),
+                seed=args.seed,
+            )
+            with _bar() as bar:
+                task = bar.add_task("recording positions", total=plan.positions)
+                held = expert.record(plan, args.out, lambda done, _: bar.update(task, completed=done))
+            print(f"{args.out}: {held} positions")
+            return 0
+        started = time.perf_counter()
+        fit = distill.DistillPlan(
+            epochs=args.epochs,
+            batch=args.batch,
+            learning_rate=args.learning_rate,
+            width=args.width,
+            seed=args.seed,
+        )
+        command = (
+            f"piramida expert distill --data {args.data} --out {args.out} --epochs {fit.epochs} "
+            f"--batch {fit.batch} --learning-rate {fit.learning_rate} --width {fit.width} --seed {fit.seed}"
+        )
+        made = {"command": command, "data": expert.summary(args.data), "machine": expert.machine()}
+        with _bar() as bar:
+            tasks: dict[str, Any] = {}
+
+            def progress(what: str, done: int, total: int) -> None:
+                if what not in tasks:
+                    tasks[what] = bar.add_task(what, total=total)
+                bar.update(tasks[what], completed=done)
+
+            metrics = distill.distill(fit, args.data, args.out, made, progress)
+        hours = (time.perf_counter() - started) / 3600.0
+        print(
+            f"{args.out / 'policy.npz'}: agreement with the search {metrics['validation/agreement']:.1%}, "
+            f"regret {metrics['validation/regret']:.4f} frames ({hours:.2f} h)"
+        )
+        return 0
+    except (expert.ExpertDataError, PolicyFileError, OSError) as error:
+        print(f"piramida expert: {error}", file=sys.stderr)
+        return 2

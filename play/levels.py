@@ -1,0 +1,56 @@
+"""The opponents the page offers, weakest first, each a bot, a search level and a cue (execution noise).
+
+A level is only a name for a `games.Settings` triple (bot, level, noise), so a saved game
+keeps the triple and a level can be renamed without touching games. The noise levels are
+`physics.noise`'s: `amateur` pots half of a 1 m + 1 m corner pot, `pro` 95 % of them.
+
+The default is `club`: the search bot at `medium` with an amateur's cue. Its cue misses
+about half of the medium pots, which is roughly a club player's rate on such shots, so the
+frame turns on choosing shots and leaving position, where `medium` plans one shot ahead
+(it beat greedy 76 % of frames at `pro`, README "Decision time and budget"). That a club
+player wins about half the time is a judgement from these numbers, not a measurement
+against people. It also moves within the page's 1 s (a median decision of 0.13 s).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Level:
+    """One opponent: its name, the line the page shows, and the bot it plays."""
+
+    name: str
+    bot: str
+    level: str
+    noise: str
+    line: str
+
+    def json(self) -> dict[str, Any]:
+        """As the page reads it: the name, the line, and the settings to start a game with."""
+        return {"name": self.name, "line": self.line, "settings": self.settings()}
+
+    def settings(self) -> dict[str, str]:
+        """The `games.Settings` fields this level sets."""
+        return {"bot": self.bot, "level": self.level, "noise": self.noise}
+
+
+LEVELS = (
+    Level("beginner", "greedy", "easy", "amateur", "Goes for the easiest pot and misses half of them."),
+    Level("trained", "trained", "easy", "amateur", "A network taught by the search bot: its choices, no simulation; an amateur's cue."),
+    Level("club", "search", "medium", "amateur", "Plays for position; an amateur's cue misses often."),
+    Level("pro", "search", "strong", "pro", "Plans deeper and pots 95 % of medium pots."),
+    Level("strongest", "search", "strongest", "pro", "The deepest search, with a pro's cue."),
+)
+DEFAULT = "club"
+BY_NAME = {level.name: level for level in LEVELS}
+
+
+def level_of(settings: dict[str, Any]) -> str | None:
+    """The name of the level a game's settings are, or None (a custom bot, a level from the command line)."""
+    for level in LEVELS:
+        if all(settings.get(k) == v for k, v in level.settings().items()):
+            return level.name
+    return None

@@ -1,0 +1,268 @@
+"""Learning from the search bot, part 2: a slot-scoring network fitted to its decisions.
+
+The data set (`training.expert`) holds positions, the search's stage-1 value of every
+menu slot and the slot it played. The network (`agents.scorer.SlotScorer`) is fitted to
+all three at once:
+
+- cross-entropy of its softmax over the legal slots against the slot the search played,
+  blended with the search's whole ranking (a softmax of its stage-1 values);
+- the squared error of each legal slot's value head against the search's value of it (the
+  search's whole ranking, not only its choice: slots refused before the shot aside);
+- the squared error of the position value against the value of the search's choice.
+
+Chunks are split into training and validation by number (every `VALIDATION_EVERY`-th chunk
+is held out), so the two never share a frame. After each epoch the validation loss, the
+agreement with the search (the same slot) and the regret (the search's value of its own
+choice minus its value of the network's) go to TensorBoard, and the run is checkpointed
+atomically (parameters, optimizer state, epoch): an interrupted run resumes where it
+stopped and ends with the uninterrupted run's parameters. The best epoch's policy is
+written as `OUT/policy.npz` with its `.json` (`agents.scorer.save`).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import asdict, astuple, dataclass
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from stable_baselines3.common.logger import configure
+
+from piramida.agents import scorer
+from piramida.agents.menu import Menu, shot_menu
+from piramida.agents.search import ILLEGAL
+from piramida.agents.slots import SlotView, observe_slots
+from piramida.physics.files import npz_bytes, write_atomic
+from piramida.training import expert
+
+VALIDATION_EVERY = 8  # every 8th chunk is held out
+VIEW_BATCH = 512  # positions per feature computation (one compiled shape)
+VALUE_CLIP = 2.0  # values beyond +-2 frames (none but ILLEGAL) are left out of the value loss
+
+
+@dataclass(frozen=True)
+class DistillPlan:
+    """How to fit the network (every field has a default).
+
+    Attributes:
+      epochs: passes over the training chunks.
+      batch: positions per gradient step.
+      learning_rate: Adam's peak rate (cosine decay to a tenth over the run).
+      width: the network's width (`SlotScorer.width`).
+      slot_value_weight, value_weight: the weights of the value losses (cross-entropy: 1).
+      ranking_weight: the share of the cross-entropy's target given to the search's ranking
+        (a softmax of its stage-1 values at `temperature`, in frames) rather than its choice.
+      seed: initial parameters and the order of the batches.
+
+    """
+
+    epochs: int = 30
+    batch: int = 256
+    learning_rate: float = 1e-3
+    width: int = 128
+    slot_value_weight: float = 1.0
+    value_weight: float = 0.5
+    ranking_weight: float = 0.5
+    temperature: float = 0.05
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Examples:
+    """Positions ready to learn from: their views and the search's labels (numpy, leading axis N)."""
+
+    view: SlotView
+    values: np.ndarray
+    slot: np.ndarray
+    value: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.slot)
+
+    def rows(self, index: np.ndarray) -> Examples:
+        """The examples at `index`."""
+        return jax.tree_util.tree_map(lambda x: x[index], self)
+
+
+jax.tree_util.register_dataclass(Examples, data_fields=["view", "values", "slot", "value"], meta_fields=[])
+
+
+@functools.partial(jax.jit, static_argnames=("menu",))
+def _views(states: Any, magnitude: Any, menu: Menu) -> SlotView:
+    view = observe_slots(states, shot_menu(states, menu), magnitude, menu)
+    return jax.tree_util.tree_map(lambda x: x.astype(jnp.float32) if x.dtype == jnp.float64 else x, view)
+
+
+def examples(arrays: dict[str, np.ndarray], menu: Menu) -> Examples:
+    """The views of a chunk's positions (its values are of `menu`'s slots), `VIEW_BATCH` at a time."""
+    count = len(arrays["slot"])
+    parts = []
+    for start in range(0, count, VIEW_BATCH):
+        index = np.minimum(np.arange(start, start + VIEW_BATCH), count - 1)  # the last batch padded
+        states = expert.states_from_arrays({k: v[index] for k, v in arrays.items() if k.startswith("state/")})
+        view = _views(states, jnp.asarray(arrays["magnitude"][index]), menu)
+        parts.append(jax.tree_util.tree_map(np.asarray, view))
+    view = jax.tree_util.tree_map(lambda *xs: np.concatenate(xs)[:count], *parts)
+    return Examples(view=view, values=arrays["values"], slot=arrays["slot"], value=arrays["value"])
+
+
+def load_examples(folder: Path, progress: Any = None) -> tuple[Examples, Examples, Menu]:
+    """(training, validation) examples of a data set folder (module docstring), and its menu."""
+    paths = expert.chunks(folder)
+    if not paths:
+        raise expert.ExpertDataError(f"{folder}: no data set chunks (chunk-*.npz) to learn from")
+    train: list[Examples] = []
+    held: list[Examples] = []
+    menus = set()
+    for number, path in enumerate(paths):
+        arrays = expert.read_chunk(path)
+        menus.add(expert.menu_of(arrays, path))
+        if len(menus) > 1:
+            raise expert.ExpertDataError(f"{path}: recorded with another menu than the chunks before it")
+        part = examples(arrays, next(iter(menus)))
+        (held if number % VALIDATION_EVERY == VALIDATION_EVERY - 1 else train).append(part)
+        if progress is not None:
+            progress(number + 1, len(paths))
+    join = lambda parts: jax.tree_util.tree_map(lambda *xs: np.concatenate(xs), *parts)  # noqa: E731
+    return join(train), join(held or train[-1:]), menus.pop()
+
+
+def losses(params: Any, batch: Examples, plan: DistillPlan) -> tuple[Any, dict[str, Any]]:
+    """The loss of the module docstring on a batch, and its parts."""
+    logits, slot_values, value = scorer.score(params, plan.width, batch.view)
+    log_p = jax.nn.log_softmax(logits, axis=-1)
+    known = batch.view.legal & (jnp.abs(batch.values) <= VALUE_CLIP)
+    ranking = jax.nn.softmax(jnp.where(known, batch.values / plan.temperature, -jnp.inf), axis=-1)
+    ranking = jnp.where(jnp.any(known, axis=-1, keepdims=True), ranking, 0.0)
+    choice = jax.nn.one_hot(batch.slot, logits.shape[-1])
+    target = (1.0 - plan.ranking_weight) * choice + plan.ranking_weight * ranking
+    cross_entropy = -jnp.mean(jnp.sum(target * jnp.where(batch.view.legal, log_p, 0.0), axis=-1))
+    slot_error = jnp.sum(jnp.where(known, (slot_values - batch.values) ** 2, 0.0)) / jnp.maximum(
+        known.sum(), 1
+    )
+    value_error = jnp.mean((value - batch.value) ** 2)
+    total = cross_entropy + plan.slot_value_weight * slot_error + plan.value_weight * value_error
+    searched = jnp.take_along_axis(batch.values, batch.slot[:, None], axis=1)[:, 0]
+
+    def regret(scores: Any) -> Any:
+        picked = jnp.take_along_axis(batch.values, jnp.argmax(scores, axis=-1)[:, None], axis=1)[:, 0]
+        return jnp.mean(jnp.clip(searched - jnp.maximum(picked, ILLEGAL), 0.0, 2.0 * VALUE_CLIP))
+
+    parts = {
+        "loss": total,
+        "cross_entropy": cross_entropy,
+        "slot_value_error": slot_error,
+        "value_error": value_error,
+        "agreement": jnp.mean(jnp.argmax(logits, axis=-1) == batch.slot),
+        "regret": regret(logits),
+        "value_regret": regret(jnp.where(batch.view.legal, slot_values, -jnp.inf)),
+    }
+    return total, parts
+
+
+def _optimizer(plan: DistillPlan, steps: int) -> optax.GradientTransformation:
+    schedule = optax.cosine_decay_schedule(plan.learning_rate, max(steps, 1), alpha=0.1)
+    return optax.chain(optax.clip_by_global_norm(1.0), optax.adam(schedule))
+
+
+def _flat(tree: Any) -> dict[str, np.ndarray]:
+    return {jax.tree_util.keystr(p): np.asarray(x) for p, x in jax.tree_util.tree_flatten_with_path(tree)[0]}
+
+
+def _filled(template: Any, arrays: dict[str, np.ndarray], path: Path) -> Any:
+    leaves, structure = jax.tree_util.tree_flatten_with_path(template)
+    out = []
+    for where, leaf in leaves:
+        saved = arrays.get("run" + jax.tree_util.keystr(where))
+        if saved is None or saved.shape != np.shape(leaf) or saved.dtype != np.asarray(leaf).dtype:
+            raise expert.ExpertDataError(f"{path}: checkpoint of another run ({jax.tree_util.keystr(where)})")
+        out.append(jnp.asarray(saved))
+    return jax.tree_util.tree_unflatten(structure, out)
+
+
+def distill(
+    plan: DistillPlan, data: Path, out: Path, made: dict[str, Any] | None = None, progress: Any = None
+) -> dict[str, float]:
+    """Fit a network to the data set in `data`, into `out` (module docstring); the best epoch's metrics.
+
+    `made` goes into the policy's metadata (how it was made); `progress(what, done, total)`
+    is told of the feature computation and the epochs.
+    """
+    started = time.perf_counter()
+    train, held, menu = load_examples(
+        data, None if progress is None else lambda d, t: progress("features", d, t)
+    )
+    steps_per_epoch = max(len(train) // plan.batch, 1)
+    optimizer = _optimizer(plan, plan.epochs * steps_per_epoch)
+    key = jax.random.PRNGKey(plan.seed)
+    params = scorer.init_params(plan.width, train.values.shape[1], key)
+    run = {
+        "params": params,
+        "opt": optimizer.init(params),
+        "epoch": jnp.int32(0),
+        "best": jnp.float32(np.inf),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    checkpoint = out / "distill-checkpoint.npz"
+    if checkpoint.exists():
+        with np.load(checkpoint, allow_pickle=False) as saved:
+            run = _filled(run, dict(saved), checkpoint)
+
+    @jax.jit
+    def step(params: Any, opt: Any, batch: Examples) -> tuple[Any, Any, dict[str, Any]]:
+        grads, parts = jax.grad(losses, has_aux=True)(params, batch, plan)
+        updates, opt = optimizer.update(grads, opt, params)
+        return optax.apply_updates(params, updates), opt, parts
+
+    evaluate = jax.jit(lambda params, batch: losses(params, batch, plan)[1])
+    logger = configure(str(out / "tensorboard"), ["tensorboard"])
+    for epoch in range(int(run["epoch"]), plan.epochs):
+        order = np.random.default_rng([plan.seed, epoch]).permutation(len(train))
+        params, opt = run["params"], run["opt"]
+        sums: dict[str, float] = {}
+        for i in range(steps_per_epoch):
+            params, opt, parts = step(params, opt, train.rows(order[i * plan.batch : (i + 1) * plan.batch]))
+            for name, v in parts.items():
+                sums[name] = sums.get(name, 0.0) + float(v)
+        held_parts = [
+            evaluate(params, held.rows(np.arange(s, min(s + 1024, len(held)))))
+            for s in range(0, len(held), 1024)
+        ]
+        weights = np.diff([*range(0, len(held), 1024), len(held)])
+        metrics = {
+            f"validation/{n}": float(np.average([float(p[n]) for p in held_parts], weights=weights))
+            for n in held_parts[0]
+        }
+        metrics.update({f"train/{n}": v / steps_per_epoch for n, v in sums.items()})
+        for name, v in metrics.items():
+            logger.record(name, v)
+        logger.record("time/hours", (time.perf_counter() - started) / 3600.0)
+        logger.dump((epoch + 1) * steps_per_epoch * plan.batch)
+        better = metrics["validation/loss"] < float(run["best"])
+        run = {
+            "params": params,
+            "opt": opt,
+            "epoch": jnp.int32(epoch + 1),
+            "best": jnp.float32(min(metrics["validation/loss"], float(run["best"]))),
+        }
+        if better:
+            meta = {
+                "width": plan.width,
+                "slots": menu.size,
+                "menu": list(astuple(menu)),
+                "epoch": epoch + 1,
+                "hours": round((time.perf_counter() - started) / 3600.0, 3),
+                "metrics": metrics,
+                "plan": asdict(plan),
+                "made": made or {},
+            }
+            scorer.save(out / "policy.npz", params, meta)
+        write_atomic(checkpoint, npz_bytes({"run" + k: v for k, v in _flat(run).items()}))
+        if progress is not None:
+            progress("epochs", epoch + 1, plan.epochs)
+    return dict(scorer.load(out / "policy.npz")[1]["metrics"])
