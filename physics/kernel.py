@@ -16,6 +16,7 @@ import functools
 import inspect
 import itertools
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -144,6 +145,22 @@ _PARAMETERS = tuple(inspect.signature(loop.shot.func).parameters)
 _SHARED_ARGUMENTS = frozenset(_PARAMETERS[_TABLE_ARGUMENTS : len(_PARAMETERS) - len(_OUTPUTS)])
 _SHOT_CALLS: dict[str, Any] = {}
 _POOL: ThreadPoolExecutor | None = None  # the CPU launcher's threads, made on first use
+_CPU_MODULE = threading.Lock()  # held while the kernel's CPU module is built or loaded
+_cpu_module_ready = False
+
+
+def preload_cpu() -> None:
+    """Build (or load from Warp's cache) the shot kernel's CPU module now, once per process.
+
+    A shot otherwise builds it at its first launch, after XLA has compiled the program
+    around it; a caller with time to spare (the play server's warm-up) runs this in a
+    thread beside those XLA compiles, so that the two overlap. Launches wait for it.
+    """
+    global _cpu_module_ready
+    with _CPU_MODULE:
+        if not _cpu_module_ready:
+            wp.load_module(loop, device="cpu")
+            _cpu_module_ready = True
 
 
 def cpu_threads() -> int:
@@ -160,6 +177,7 @@ def _launch_on_cpu_threads(*arguments: Any) -> None:
     releases the GIL.
     """
     global _POOL
+    preload_cpu()
     batch = arguments[0].shape[0]
     bounds = np.linspace(0, batch, min(cpu_threads(), batch) + 1).astype(int)
 

@@ -36,6 +36,8 @@ def configure() -> None:
     jax.config.update("jax_enable_x64", True)
     wp.config.quiet = True  # type: ignore[attr-defined]
     wp.config.log_level = wp.LOG_WARNING  # no line per module load
+    # Nothing differentiates the kernel: building its adjoint doubled a cold start's build.
+    wp.config.enable_backward = False
     directory = cache_dir()
     if directory is None:
         wp.config.kernel_cache_dir = tempfile.mkdtemp(prefix="piramida-warp-")

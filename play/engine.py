@@ -158,6 +158,24 @@ def _run(
     return shot, start, jax.tree_util.tree_map(lambda x: x[0], result)
 
 
+def compile_referee(state: st.GameState, strike: ph.Strike, place: tuple[float, float] | None) -> None:
+    """Compile the referee's program for the page's shots on a stand-in result (zeros), without the kernel.
+
+    The referee's program only needs the shapes of a shot's result, which `jax.eval_shape`
+    gives without building the kernel, so the warm-up compiles it while the kernel's Warp
+    module is still being built; the ruling on the zeros is thrown away.
+    """
+    shot = st.shot(int(strike.ball), place, 0)
+    start = jax.tree_util.tree_map(lambda x: x[None], codec.start_balls(state, shot))
+    shapes = jax.eval_shape(
+        lambda: ph.simulate(
+            TABLE, start, _batched_strike(strike), PARAMS, Models(), CAPACITY, record=True, validate=False
+        )
+    )
+    zeros = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape[1:], s.dtype), shapes)
+    adjudicate_one(state, shot, record_of(zeros), DIMS)
+
+
 def aim_paths(
     state: st.GameState, strike: ph.Strike, place: tuple[float, float] | None, contacts: int = AIM_CONTACTS
 ) -> list[dict[str, Any]]:

@@ -65,7 +65,7 @@ from piramida.play import engine, levels
 from piramida.play.games import Games, PlayError, Settings
 from piramida.play.replay import replay
 from piramida.play.store import Store
-from piramida.play.warmup import Warmup, page_steps
+from piramida.play.warmup import Warmup, page_steps, referee_beside
 
 STATIC = Path(str(resources.files("piramida.play") / "static"))
 Handler = Callable[[Request], Awaitable[Response]]
@@ -314,5 +314,5 @@ def create_app(
         exception_handlers={HTTPException: _http_error, Exception: _internal},
     )
     app.state.games = games
-    app.state.warmup = warmup.start()
+    app.state.warmup = warmup.start(referee_beside(games.defaults.variant) if warm else None)
     return app

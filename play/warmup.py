@@ -22,6 +22,7 @@ from typing import Any
 import jax
 
 import piramida.physics as ph
+from piramida.physics.kernel import preload_cpu
 from piramida.play import engine
 from piramida.rules import codec, ids
 from piramida.rules import state as st
@@ -60,11 +61,30 @@ class Warmup:
         self._started = time.monotonic()
         self._thread = threading.Thread(target=self._run, name="piramida-warmup", daemon=True)
 
-    def start(self) -> Warmup:
-        """Start the thread (once); returns self."""
+    def start(self, beside: Callable[[], None] | None = None) -> Warmup:
+        """Start the thread (once); returns self.
+
+        On the CPU the shot kernel's Warp module is built in a second thread meanwhile, and
+        `beside` (compiles that need no kernel) runs in a third: a shot would otherwise build
+        the module only after XLA has compiled the program around it, and the referee after
+        that, so a cold start waited for the sum of the three rather than the longest.
+        """
         self._started = time.monotonic()
+        if jax.default_backend() == "cpu":
+            threading.Thread(target=preload_cpu, name="piramida-warp-build", daemon=True).start()
+        if beside is not None:
+            threading.Thread(
+                target=self._quietly, args=(beside,), name="piramida-warmup-beside", daemon=True
+            ).start()
         self._thread.start()
         return self
+
+    def _quietly(self, run: Callable[[], None]) -> None:
+        """Run `run`; a failure only costs the time it would have saved (logged)."""
+        try:
+            run()
+        except Exception:
+            log.exception("warm-up beside the shot failed")
 
     def join(self, timeout: float | None = None) -> None:
         """Wait for every step (tests, benchmarks)."""
@@ -96,6 +116,17 @@ class Warmup:
             "steps": [{"name": s.name, "seconds": s.seconds, "needed": s.needed} for s in self.steps],
             "error": self.error,
         }
+
+
+def referee_beside(variant: str) -> Callable[[], None]:
+    """The referee's program for the page's shots, compiled on a stand-in result (`Warmup.start`)."""
+    number = ids.VARIANT_NAMES.index(variant)
+
+    def run() -> None:
+        state = engine.new_game(number, jax.random.PRNGKey(0), 0, engine.DIMS)
+        engine.compile_referee(state, BREAK, (engine.DIMS.width / 2, 0.6))
+
+    return run
 
 
 def page_steps(variant: str, first_move: Callable[[st.GameState], None], bot: str) -> list[Step]:
