@@ -13,6 +13,8 @@ const OPTION_LABELS = {
   "rerack-break": "Re-rack, I break (G12.2(3))", "rerack-opponent-breaks": "Re-rack, offender breaks (G12.2(4))",
   "existing-position": "Play from the position (DYN-7(1))", "from-hand": "Own ball in hand, anywhere (DYN-7(2))",
 };
+// Playback speed of the balls (`?speed=4` fast-forwards, up to 16; 1 is real time).
+const SPEED = Math.min(16, Math.max(0.25, Number(new URLSearchParams(location.search).get("speed")) || 1));
 const SPIN_MAX = 0.5; // tip offset limit of the widget, in R (the kernel refuses beyond 0.6 R)
 const POWER_MIN = 0.5, POWER_MAX = 9; // m/s, the slider's range
 const PULL_MAX = 0.3; // m the cue is drawn back for full power
@@ -347,7 +349,7 @@ function animate(animation) {
     const step = (now) => {
       if (token !== epoch) { resolve(); return; }
       t0 ??= now;
-      const t = (now - t0) / 1000 - stroke;
+      const t = ((now - t0) / 1000) * SPEED - stroke;
       if (t < 0) { // the cue moves in from its pull to the ball
         const gap = pullOf(strike.speed) * (-t / stroke);
         anim = { positions: framePositions(animation, 0, view.table), cue: [start[2 * i], start[2 * i + 1], strike.phi, gap] };

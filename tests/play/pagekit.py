@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, Page
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 TIMEOUT_MS = 180_000  # a bot's first move at a new level compiles it (tens of seconds on two busy cores)
+PLAYBACK = 8  # the balls roll 8 times as fast as on the table: the tests watch what happens, not how long
 SCREENS = {"desktop": (1280, 800), "small": (800, 600), "phone": (390, 844)}
 # Every value the page's busy flag takes, in order (animating, thinking, idle ...).
 RECORD_BUSY = """
@@ -72,12 +73,12 @@ def game(page: Page) -> dict[str, Any]:
     return value
 
 
-def new_game(page: Page, base_url: str, **body: Any) -> str:
-    """A game made through the API (a seed, a layout, a breaker), opened in `page`; its id."""
+def new_game(page: Page, base_url: str, playback: float = PLAYBACK, **body: Any) -> str:
+    """A game made through the API (a seed, a layout, a breaker), opened in `page` at `playback`; its id."""
     created = page.request.post(f"{base_url}/api/games", data=body)
     assert created.status == 201, created.text()
     game_id: str = created.json()["id"]
-    page.goto(f"{base_url}/?game={game_id}")
+    page.goto(f"{base_url}/?game={game_id}&speed={playback}")
     page.wait_for_function(f"window.piramida.game() && window.piramida.game().id === '{game_id}'")
     return game_id
 

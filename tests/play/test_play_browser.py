@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from helpers.play_layouts import HUMAN_DECIDES
-from pagekit import at, drag, game, shot, wait_idle_for_human
+from pagekit import PLAYBACK, at, drag, game, shot, wait_idle_for_human
 from playwright.sync_api import Page
 
 # Compile-heavy or long: left out of the quick lane (`pytest -m "not slow"`).
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 
 def test_aim_break_watch_the_balls_and_the_bot_reply(page: Page, base_url: str) -> None:
     created = page.request.post(f"{base_url}/api/games", data={"seed": 1})
-    page.goto(f"{base_url}/?game={created.json()['id']}")
+    page.goto(f"{base_url}/?game={created.json()['id']}&speed={PLAYBACK}")
     page.wait_for_selector("body[data-busy=idle]", state="attached")
     assert game(page)["state"]["phase"] == "break"
     rack = {b["id"]: (b["x"], b["y"]) for b in game(page)["state"]["balls"]}
@@ -72,7 +72,7 @@ def test_foul_decision_then_finish_the_frame_and_replay_it(page: Page, base_url:
     created = page.request.post(f"{base_url}/api/games", data={"state": HUMAN_DECIDES})
     assert created.status == 201, created.text()
     game_id = created.json()["id"]
-    page.goto(f"{base_url}/?game={game_id}")
+    page.goto(f"{base_url}/?game={game_id}&speed={PLAYBACK}")
     page.wait_for_selector("#decision:not([hidden])")
     assert "G6" in page.inner_text("#decision-text")
     page.mouse.click(*at(page, 1.2, 3.0))  # take ball 14 as the penalty ball (FREE-7)

@@ -169,7 +169,7 @@ def test_pull_the_cue_back_and_let_go(page: Page, base_url: str) -> None:
 
 
 def test_the_verdict_comes_when_the_balls_stop_and_a_pocketed_ball_drops(page: Page, base_url: str) -> None:
-    new_game(page, base_url, state=NEAR_END)
+    new_game(page, base_url, playback=1, state=NEAR_END)  # real time: the drop lasts a few frames
     page.wait_for_selector("body[data-busy=idle]", state="attached")
     page.mouse.click(*at(page, 0.40, 0.40))
     page.evaluate(
