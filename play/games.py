@@ -211,18 +211,22 @@ class Games:
         """The human's shot: `{"seq"?, "ball", "speed", "phi", "a"?, "b"?, "place"?: {x, y}, "call"?}`."""
         with self.store.lock(game_id):
             game = self.load(game_id)
-            state = _state(game)
-            fields = read_object(
-                body, "body", ("seq", "ball", "speed", "phi", "theta", "a", "b", "place", "call")
-            )
-            self._check_turn(game, state, fields, human=True, shot=True)
-            strike = _strike(fields)
-            place = None if fields.get("place") is None else _xy(fields["place"], "place")
+            state, fields, strike, place = self._human_strike(game, body, "call")
             call = None if fields.get("call") is None else codec.call_from_json(fields["call"])
             engine.check_shot(state, strike, place, call)
             declared = SLOW_PLAY if clock.timed_out(game["clock"]) else 0
             played = engine.simulate_shot(state, strike, place, call, declared)
             return self._after_shot(game, played, by=game["settings"]["human"])
+
+    def _human_strike(
+        self, game: dict[str, Any], body: Any, extra: str
+    ) -> tuple[st.GameState, dict[str, Any], ph.Strike, tuple[float, float] | None]:
+        """The human's strike in `body` (its fields, and `extra`), checked to be theirs to play now."""
+        state = _state(game)
+        fields = read_object(body, "body", ("seq", "ball", "speed", "phi", "theta", "a", "b", "place", extra))
+        self._check_turn(game, state, fields, human=True, shot=True)
+        place = None if fields.get("place") is None else _xy(fields["place"], "place")
+        return state, fields, _strike(fields), place
 
     def aim(self, game_id: str, body: Any) -> dict[str, Any]:
         """The aiming line: the shot the page would send (and `contacts`?), simulated but not played.
@@ -231,13 +235,7 @@ class Games:
         """
         started = time.perf_counter()
         game = self.load(game_id)
-        state = _state(game)
-        fields = read_object(
-            body, "body", ("seq", "ball", "speed", "phi", "theta", "a", "b", "place", "contacts")
-        )
-        self._check_turn(game, state, fields, human=True, shot=True)
-        strike = _strike(fields)
-        place = None if fields.get("place") is None else _xy(fields["place"], "place")
+        state, fields, strike, place = self._human_strike(game, body, "contacts")
         contacts = read_int(
             fields.get("contacts", engine.AIM_CONTACTS), "contacts", 1, engine.AIM_MAX_CONTACTS
         )
