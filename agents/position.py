@@ -144,18 +144,19 @@ def pot_chance_table(
     dims: st.Dims = st.DEFAULT_DIMS,
     params: PhysicsParams = PYRAMID_PARAMS,
     models: Models = Models(),  # noqa: B008 (frozen, hashable)
+    geometry: PotGeometry | None = None,
 ) -> Any:
     """One table: (own ball, object ball, pocket) -> the chance the direct pot goes in, (16, 16, 6).
 
     Own balls and object balls as the rules allow them (`own_balls`, `object_balls`: G4,
     G21.2); a ball in hand (BREAK aside) counts as placed for a straight shot
     `HAND_TRAVEL` from the ghost. Zero where the pot is not on, and in the BREAK phase
-    (nobody's advantage there).
+    (nobody's advantage there). `geometry` is `pot_geometry`'s, for a caller that has it.
     """
     R = dims.R
     pos, on = state.positions, state.on_table
     balls = jnp.arange(N)
-    geometry = pot_geometry(state, table, dims, params, models)
+    geometry = pot_geometry(state, table, dims, params, models) if geometry is None else geometry
     # The own ball's path to the object ball, clear of every third ball.
     gap_own = segment_distance(pos[None, None], pos[:, None, None], pos[None, :, None])  # (O, T, 16)
     thirds = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])

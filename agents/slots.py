@@ -26,7 +26,7 @@ import jax.numpy as jnp
 
 from piramida.agents.candidates import arrival, object_balls, own_balls, pocket_mouths
 from piramida.agents.menu import KINDS, POT_STYLES, Family, Menu
-from piramida.agents.position import aim_sigma, chance_of, pot_chance_table, pot_geometry
+from piramida.agents.position import PotGeometry, aim_sigma, chance_of, pot_chance_table, pot_geometry
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
 from piramida.physics.table import Table, preset
 from piramida.rules import ids
@@ -113,6 +113,7 @@ def _leave(
     own_xy: Any,
     obj_travel: Any,
     chances: Any,
+    geometry: PotGeometry,
     magnitude: Any,
     dims: st.Dims,
     table: Table,
@@ -151,7 +152,6 @@ def _leave(
     start = jnp.where(met[:, None], contact, own_xy)
     end = start + direction * jnp.minimum(pace**2 / (2.0 * a_r), 4.0 * dims.length)[:, None]
     leave = jnp.stack([_fold(end[:, 0], R, dims.width - R), _fold(end[:, 1], R, dims.length - R)], axis=-1)
-    geometry = pot_geometry(state, table, dims, params, models)
     aim, distance = _unit(geometry.ghost[None] - leave[:, None, None])  # (M, T, P)
     next_cut = jnp.sum(aim * geometry.to_target[None], axis=-1)
     nxt = chance_of(geometry, next_cut, distance, aim_sigma(magnitude, table, params, models), R)
@@ -205,9 +205,12 @@ def table_view(
     ghost = obj_xy - 2.0 * dims.R * to_pocket
     heading, own_travel = _unit(ghost - own_xy)
     cut_cos = jnp.clip(jnp.sum(heading * to_pocket, axis=-1), -1.0, 1.0)
-    chances = pot_chance_table(state, magnitude, table, dims, params, models)
+    geometry = pot_geometry(state, table, dims, params, models)
+    chances = pot_chance_table(state, magnitude, table, dims, params, models, geometry)
     chance = chances[moves.ball, target, pocket]
-    after = _leave(state, moves, target, own_xy, obj_travel, chances, magnitude, dims, table, params, models)
+    after = _leave(
+        state, moves, target, own_xy, obj_travel, chances, geometry, magnitude, dims, table, params, models
+    )
     classic = state.variant == ids.CLASSIC
     worth = jnp.where(classic, CLASSIC_VALUES, 1).astype(pos.dtype) / 15.0
     phi = jnp.radians(moves.phi)
@@ -266,12 +269,13 @@ def observe_slots(
     params: PhysicsParams = PYRAMID_PARAMS,
     models: Models = Models(),  # noqa: B008 (frozen, hashable)
 ) -> SlotView:
-    """The views of (B,) states whose menus (`shot_menu(states, menu)`) are `family`.
+    """The views of (B,) states whose menus (`shot_menu(states, menu)`) are `family` (float32: the network's).
 
     `magnitude` is the execution noise, one for all or (B,).
     """
     table = preset() if table is None else table
     magnitudes = jnp.broadcast_to(jnp.asarray(magnitude, jnp.float64), states.phase.shape)
-    return jax.vmap(lambda s, f, m: table_view(s, f, m, menu, dims, table, params, models))(
+    views = jax.vmap(lambda s, f, m: table_view(s, f, m, menu, dims, table, params, models))(
         states, family, magnitudes
     )
+    return jax.tree_util.tree_map(lambda x: x.astype(jnp.float32) if x.dtype == jnp.float64 else x, views)

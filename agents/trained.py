@@ -44,7 +44,6 @@ def _shots(params: Any, states: st.GameState, magnitude: Any, width: int, menu: 
     dims, table = st.DEFAULT_DIMS, preset()
     family = shot_menu(states, menu, dims=dims, table=table)
     view = observe_slots(states, family, magnitude, menu, dims, table)
-    view = jax.tree_util.tree_map(lambda x: x.astype(jnp.float32) if x.dtype == jnp.float64 else x, view)
     logits, _, _ = score(params, width, view)
     shot = moves_at(family.moves, jnp.argmax(logits, axis=-1))
     fallback = jax.vmap(lambda s: safety_move(s, dims))(states)

@@ -11,6 +11,7 @@ Both resume when run again with the same folders.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -40,7 +41,7 @@ def _positive(kind: type) -> Any:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a positive {kind.__name__}, got {text!r}") from None
-        if not value > 0 or value != value:
+        if not (value > 0 and math.isfinite(value)):
             raise argparse.ArgumentTypeError(f"expected a positive {kind.__name__}, got {text!r}")
         return value
 

@@ -39,6 +39,7 @@ from piramida.agents.search import ILLEGAL
 from piramida.agents.slots import SlotView, observe_slots
 from piramida.physics.files import npz_bytes, write_atomic
 from piramida.training import expert
+from piramida.training.checkpoint import flat_arrays
 
 VALIDATION_EVERY = 8  # every 8th chunk is held out
 VIEW_BATCH = 512  # positions per feature computation (one compiled shape)
@@ -95,7 +96,7 @@ jax.tree_util.register_dataclass(Examples, data_fields=["view", "values", "slot"
 @functools.partial(jax.jit, static_argnames=("menu",))
 def _views(states: Any, magnitude: Any, menu: Menu) -> SlotView:
     view = observe_slots(states, shot_menu(states, menu), magnitude, menu)
-    return jax.tree_util.tree_map(lambda x: x.astype(jnp.float32) if x.dtype == jnp.float64 else x, view)
+    return view
 
 
 def examples(arrays: dict[str, np.ndarray], menu: Menu) -> Examples:
@@ -168,10 +169,6 @@ def losses(params: Any, batch: Examples, plan: DistillPlan) -> tuple[Any, dict[s
 def _optimizer(plan: DistillPlan, steps: int) -> optax.GradientTransformation:
     schedule = optax.cosine_decay_schedule(plan.learning_rate, max(steps, 1), alpha=0.1)
     return optax.chain(optax.clip_by_global_norm(1.0), optax.adam(schedule))
-
-
-def _flat(tree: Any) -> dict[str, np.ndarray]:
-    return {jax.tree_util.keystr(p): np.asarray(x) for p, x in jax.tree_util.tree_flatten_with_path(tree)[0]}
 
 
 def _filled(template: Any, arrays: dict[str, np.ndarray], path: Path) -> Any:
@@ -262,7 +259,7 @@ def distill(
                 "made": made or {},
             }
             scorer.save(out / "policy.npz", params, meta)
-        write_atomic(checkpoint, npz_bytes({"run" + k: v for k, v in _flat(run).items()}))
+        write_atomic(checkpoint, npz_bytes({"run" + k: v for k, v in flat_arrays(run).items()}))
         if progress is not None:
             progress("epochs", epoch + 1, plan.epochs)
     return dict(scorer.load(out / "policy.npz")[1]["metrics"])
