@@ -81,6 +81,9 @@ def free_port(host: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; exit status 2 for a bad option."""
+    from piramida.physics.runtime import prefer_quick_compiles
+
+    prefer_quick_compiles()
     options.apply_trust_pickle(args)
     problem = check_bot(args.bot, args.noise)
     if problem:
