@@ -265,7 +265,6 @@ def analyse(
     models: Models,
 ) -> Analysis:
     """The two stages of the module docstring on (B,) states with (B, 2) keys (traceable)."""
-    batch = states.phase.shape[0]
     menu = shot_menu(states, config.menu, rule, dims, table, params, models)
     values = stage_one_values(states, menu.moves, magnitude, config, dims, table, params, models)
     values = jnp.where(menu.valid, values, 2.0 * ILLEGAL)
@@ -273,17 +272,36 @@ def analyse(
         slot = jnp.argmax(values, axis=1)
         return Analysis(menu=menu, values=values, slot=slot, value=jnp.max(values, axis=1))
     top_values, top = jax.lax.top_k(values, config.finalists)  # (B, F)
-    finalists = _pick(menu.moves, top)
-    # (B, S, 2) draws, shared by the finalists (common random numbers)
-    draws = jax.vmap(lambda k: jax.random.split(k, config.samples))(keys)
-    noisy = jax.tree_util.tree_map(lambda x: jnp.repeat(x, config.samples, axis=1), finalists)
-    sample_keys = jnp.tile(draws, (1, config.finalists, 1))
-    means = _simulate_values(states, noisy, sample_keys, magnitude, config, dims, table, params, models)
-    means = means.reshape(batch, config.finalists, config.samples).mean(axis=-1)
+    means = finalist_values(states, menu.moves, top, keys, magnitude, config, dims, table, params, models)
     means = jnp.where(top_values <= ILLEGAL, top_values, means)  # an illegal finalist stays illegal
     best = jnp.argmax(means, axis=1)
     slot = jnp.take_along_axis(top, best[:, None], axis=1)[:, 0]
     return Analysis(menu=menu, values=values, slot=slot, value=jnp.max(means, axis=1))
+
+
+def finalist_values(
+    states: st.GameState,
+    moves: Move,
+    top: Any,
+    keys: Array,
+    magnitude: Any,
+    config: SearchConfig,
+    dims: st.Dims,
+    table: Table,
+    params: PhysicsParams,
+    models: Models,
+) -> Any:
+    """Stage 2 (module docstring): the mean values (B, F) of the menu slots `top` (B, F) of `moves` (B, M).
+
+    Each finalist is struck `config.samples` times under the execution noise, with the same
+    draws for every finalist of a table (common random numbers).
+    """
+    batch, finalists = top.shape
+    draws = jax.vmap(lambda k: jax.random.split(k, config.samples))(keys)  # (B, S, 2)
+    noisy = jax.tree_util.tree_map(lambda x: jnp.repeat(x, config.samples, axis=1), _pick(moves, top))
+    sample_keys = jnp.tile(draws, (1, finalists, 1))
+    means = _simulate_values(states, noisy, sample_keys, magnitude, config, dims, table, params, models)
+    return means.reshape(batch, finalists, config.samples).mean(axis=-1)
 
 
 def _pick(moves: Move, index: Any) -> Move:

@@ -15,6 +15,7 @@ hours, machine). `training.distill` makes new ones.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,8 @@ from jax import Array
 
 from piramida.agents.greedy import safety_move
 from piramida.agents.menu import Menu, moves_at, shot_menu
-from piramida.agents.scorer import load, score
-from piramida.agents.search import DEFAULT_LEVEL, LEVELS, best_decisions
+from piramida.agents.scorer import NEG, load, score
+from piramida.agents.search import DEFAULT_LEVEL, LEVELS, SearchConfig, best_decisions, finalist_values
 from piramida.agents.slots import observe_slots
 from piramida.physics import noise
 from piramida.physics.params import PYRAMID_PARAMS, Models
@@ -37,21 +38,52 @@ from piramida.rules.game import Move, move, where_tables
 
 SHIPPED = Path(__file__).with_name("data") / "trained.npz"
 VALUE_CONFIG = LEVELS[DEFAULT_LEVEL]  # the search's value of a decision (its position weight)
+FINALISTS = 0
+SAMPLES = 4
 
 
-def _shots(params: Any, states: st.GameState, magnitude: Any, width: int, menu: Menu) -> Move:
-    """(B,) shots: the best-scored legal menu slot (the plain safety where the menu is empty)."""
+def _shots(
+    params: Any,
+    states: st.GameState,
+    keys: Array,
+    magnitude: Any,
+    width: int,
+    menu: Menu,
+    lookahead: SearchConfig | None,
+) -> Move:
+    """(B,) shots: the best legal menu slot (the plain safety where the menu is empty).
+
+    The best-scored slot, or with a `lookahead` the best of its `finalists` best-scored
+    slots by the search's stage 2 (each struck `samples` times under the noise).
+    """
     dims, table = st.DEFAULT_DIMS, preset()
     family = shot_menu(states, menu, dims=dims, table=table)
     view = observe_slots(states, family, magnitude, menu, dims, table)
     logits, _, _ = score(params, width, view)
-    shot = moves_at(family.moves, jnp.argmax(logits, axis=-1))
+    if lookahead is None:
+        slot = jnp.argmax(logits, axis=-1)
+    else:
+        top_logits, top = jax.lax.top_k(logits, lookahead.finalists)
+        means = finalist_values(
+            states, family.moves, top, keys, magnitude, lookahead, dims, table, PYRAMID_PARAMS, Models()
+        )
+        means = jnp.where(top_logits <= NEG, -jnp.inf, means)  # fewer legal slots than finalists
+        slot = jnp.take_along_axis(top, jnp.argmax(means, axis=1)[:, None], axis=1)[:, 0]
+    shot = moves_at(family.moves, slot)
     fallback = jax.vmap(lambda s: safety_move(s, dims))(states)
     return where_tables(jnp.any(family.valid, axis=1), shot, fallback)
 
 
-@functools.partial(jax.jit, static_argnames=("width", "menu"))
-def trained_moves(params: Any, states: st.GameState, magnitude: Any, width: int, menu: Menu) -> Move:
+@functools.partial(jax.jit, static_argnames=("width", "menu", "lookahead"))
+def trained_moves(
+    params: Any,
+    states: st.GameState,
+    keys: Array,
+    magnitude: Any,
+    width: int,
+    menu: Menu,
+    lookahead: SearchConfig | None = None,
+) -> Move:
     """(B,) moves: shots by the network, decisions by the search's value.
 
     Each half runs only when some table needs it (a `cond` on the batch), so a move at
@@ -60,7 +92,9 @@ def trained_moves(params: Any, states: st.GameState, magnitude: Any, width: int,
     dims, table = st.DEFAULT_DIMS, preset()
     shooting = jnp.any(states.phase <= st.IN_HAND)  # BREAK, NORMAL or IN_HAND
     idle = move(ball=jnp.full(states.phase.shape, ids.COLOURED, jnp.int32))
-    shot = jax.lax.cond(shooting, lambda: _shots(params, states, magnitude, width, menu), lambda: idle)
+    shot = jax.lax.cond(
+        shooting, lambda: _shots(params, states, keys, magnitude, width, menu, lookahead), lambda: idle
+    )
     decision = jax.lax.cond(
         jnp.any(states.phase == st.DECISION),
         lambda: best_decisions(states, magnitude, VALUE_CONFIG, dims, table, PYRAMID_PARAMS, Models()),
@@ -75,20 +109,39 @@ class TrainedAgent:
     Args:
       path: the policy's `.npz` (its metadata is the `.json` beside it).
       noise_level: the execution noise of the games it plays (a feature of its input).
+      finalists: how many of its best-scored slots it checks with the kernel (0: none, the
+        network alone decides).
+      samples: noisy strikes per checked slot.
 
     """
 
     name = "trained"
 
-    def __init__(self, path: str | Path | None = None, noise_level: str | float = "pro") -> None:
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        noise_level: str | float = "pro",
+        finalists: int = FINALISTS,
+        samples: int = SAMPLES,
+    ) -> None:
         """Load the policy (`scorer.PolicyFileError` names a file that is not one)."""
+        if finalists < 0 or samples < 1:
+            raise ValueError(f"trained: finalists >= 0 and samples >= 1, not {finalists} and {samples}")
         self.path = SHIPPED if path is None else Path(path)
         self.params, self.meta = load(self.path)
         self.width = int(self.meta["width"])
         self.menu = Menu(*self.meta["menu"])  # the menu it learned on (`scorer.load` checked it)
         self.magnitude = noise.level(noise_level)
+        if self.magnitude == 0.0:
+            samples = 1  # no noise: every strike of a slot is the same
+        self.lookahead = (
+            replace(VALUE_CONFIG, menu=self.menu, finalists=min(finalists, self.menu.size), samples=samples)
+            if finalists
+            else None
+        )
 
     def act(self, states: st.GameState, keys: Array) -> Move:
-        """The policy's moves: states (B,); deterministic (the keys are unused)."""
-        del keys
-        return trained_moves(self.params, states, self.magnitude, self.width, self.menu)
+        """The policy's moves: states (B,), keys (B, 2) (for the checked slots' noise)."""
+        return trained_moves(
+            self.params, states, keys, self.magnitude, self.width, self.menu, self.lookahead
+        )

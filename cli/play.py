@@ -81,9 +81,6 @@ def free_port(host: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; exit status 2 for a bad option."""
-    from piramida.physics.runtime import prefer_quick_compiles
-
-    prefer_quick_compiles()
     options.apply_trust_pickle(args)
     problem = check_bot(args.bot, args.noise)
     if problem:
@@ -91,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     import uvicorn
 
+    from piramida.physics.runtime import prefer_quick_compiles
     from piramida.play.games import Settings
     from piramida.play.server import create_app, local_hosts
 
@@ -98,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         variant=args.variant, bot=args.bot, level=args.level, noise=args.noise, shot_clock=args.shot_clock
     )
     port = args.port or free_port(args.host)
+    prefer_quick_compiles()
     app = create_app(args.state_dir, defaults, allowed_hosts=local_hosts(args.host, port), warm=True)
     url = f"http://{args.host}:{port}/"
     print(

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from piramida.physics.engine.kiss import MAX_SHIFT_M
 from piramida.physics.layouts import MAX_BALLS
 from piramida.physics.motion import ABSENT, POCKETED, BallState
 from piramida.physics.strike import MAX_ELEVATION, MAX_SPEED, MAX_TIP_OFFSET, Strike
 from piramida.physics.table import CUSHION_NAMES, POCKET_NAMES, Table
 
-# Balls may touch (a rack, frozen balls) but not overlap by more than this (m).
-OVERLAP_TOLERANCE = 1e-9
+# Balls may touch (a rack, frozen balls), and overlap by as much as the kernel leaves two
+# balls at rest (its kiss step's slack, 5 um), so that a shot's end is always a valid
+# start for the next; a break once ended with two balls 0.3 um inside each other.
+OVERLAP_TOLERANCE = MAX_SHIFT_M
 # A centre may come this much closer than the contact distance to a cushion, jaw or
 # capture circle (m): rounding, so that a ball frozen to a cushion is valid.
 CUSHION_TOLERANCE = 1e-12

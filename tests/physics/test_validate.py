@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import piramida.physics as ph
+from piramida.physics.engine.kiss import MAX_SHIFT_M
 from piramida.physics.kernel import contact_distance
 from piramida.physics.motion import ABSENT, POCKETED, STATIONARY
 from piramida.physics.table import MIDDLE_RIGHT, PYRAMID_SPEC, pocket_table, rectangle
@@ -54,6 +55,15 @@ def nose(pocket: int, which: int, table: ph.Table = PYRAMID) -> tuple[np.ndarray
 def test_balls_the_kernel_left_in_a_pocket_mouth_are_valid(centre: tuple[float, float]) -> None:
     assert centre[0] > W - REACH
     check(PYRAMID, (3, centre))
+
+
+def test_balls_a_shot_left_inside_each_other_by_the_kernels_slack_are_valid_and_more_is_named() -> None:
+    # A break once ended with balls 1 and 12 0.3 um inside each other (the kernel's kiss step
+    # leaves up to MAX_SHIFT_M at rest): the next shot must start from there.
+    two_r = 2 * PARAMS.R
+    check(PYRAMID, (1, (0.8875, 2.78)), (12, (0.8875 - two_r + 3e-7, 2.78)))
+    with pytest.raises(InputError, match=r"^balls 1 and 12 overlap by 0\.006 mm"):
+        check(PYRAMID, (1, (0.8875, 2.78)), (12, (0.8875 - two_r + MAX_SHIFT_M + 1e-6, 2.78)))
 
 
 def test_frozen_balls_are_valid() -> None:
