@@ -142,6 +142,4 @@ class TrainedAgent:
 
     def act(self, states: st.GameState, keys: Array) -> Move:
         """The policy's moves: states (B,), keys (B, 2) (for the checked slots' noise)."""
-        return trained_moves(
-            self.params, states, keys, self.magnitude, self.width, self.menu, self.lookahead
-        )
+        return trained_moves(self.params, states, keys, self.magnitude, self.width, self.menu, self.lookahead)
