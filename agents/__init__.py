@@ -15,6 +15,7 @@ from piramida.agents.greedy import GreedyAgent
 from piramida.agents.protocol import Agent
 from piramida.agents.random_agent import RandomAgent
 from piramida.agents.search import DEFAULT_LEVEL, LEVELS, SearchAgent
+from piramida.agents.trained import LEVELS as TRAINED_LEVELS
 from piramida.agents.trained import TrainedAgent
 
 AGENTS: dict[str, Callable[..., Agent]] = {
@@ -24,6 +25,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "trained": TrainedAgent,
 }
 PLANNERS = ("search", "trained")  # bots that know the execution noise: they take `noise_level`
+LEVELS_OF: dict[str, Any] = {"search": LEVELS, "trained": TRAINED_LEVELS}  # the bots that take a level
 
 
 def make_agent(name: str, **kwargs: Any) -> Agent:
@@ -37,20 +39,20 @@ def make_agent(name: str, **kwargs: Any) -> Agent:
 
 
 def check_bot(name: str) -> str:
-    """`name` if it names a bot (`search` and `search:LEVEL` too); else a ValueError saying what is known."""
+    """`name` if it names a bot (`search:LEVEL`, `trained:LEVEL` too); else a ValueError saying which are."""
     bot, colon, level = name.partition(":")
     if bot not in AGENTS:
-        levels = ", ".join(f"search:{k}" for k in LEVELS)
+        levels = ", ".join(f"{b}:{k}" for b, known in LEVELS_OF.items() for k in known)
         raise ValueError(f"unknown bot {name!r}; choose from {', '.join(sorted(AGENTS))} ({levels})")
-    if colon and bot != "search":
-        raise ValueError(f"bot {name!r}: only search takes a level")
-    if colon and level not in LEVELS:
-        raise ValueError(f"bot {name!r}: unknown search level; choose from {', '.join(LEVELS)}")
+    if colon and bot not in LEVELS_OF:
+        raise ValueError(f"bot {name!r}: only {' and '.join(LEVELS_OF)} take a level")
+    if colon and level not in LEVELS_OF[bot]:
+        raise ValueError(f"bot {name!r}: unknown {bot} level; choose from {', '.join(LEVELS_OF[bot])}")
     return name
 
 
 def make_bot(name: str, noise_level: float) -> Agent:
-    """The bot called `name` (`random`, `greedy`, `search`, `search:LEVEL`, `trained`) at `noise_level`.
+    """The bot called `name` (`random`, `greedy`, `search[:LEVEL]`, `trained[:LEVEL]`) at `noise_level`.
 
     The search plans for the noise of the games it plays and the trained policy sees it,
     so they are built per noise level.
@@ -65,6 +67,7 @@ def make_bot(name: str, noise_level: float) -> Agent:
 __all__ = [
     "AGENTS",
     "DEFAULT_LEVEL",
+    "LEVELS_OF",
     "PLANNERS",
     "Agent",
     "Candidates",

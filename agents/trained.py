@@ -1,11 +1,14 @@
 """The trained bot: a network that scores the shot menu, taught by the search bot.
 
-It plays the same menu as the search bot (`agents.menu`), but instead of simulating each
-slot it scores them all with one small network (`agents.scorer`) from what a player would
-weigh (`agents.slots`) and plays the best legal slot, as it stands: no simulation, so a
-move costs a menu and a forward pass. Decisions (G6, G12.2, DYN-7, the penalty and
-exchange balls) are the search's: the closed-form value of each allowed choice, which
-needs no simulation either.
+It plays the same menu as the search bot (`agents.menu`). A small network (`agents.scorer`)
+scores every slot from what a player would weigh (`agents.slots`). At its `policy` level
+it plays the best legal slot as it stands: a move costs a menu and a forward pass. At its
+`checked` level (the default) it hands its few best-scored slots to the search's stage 2
+(`search.finalist_values`): each is struck a few times under the execution noise with the
+kernel, and the best mean value wins. That is the search bot with the network ranking
+its menu instead of stage 1's simulation of every slot, so the simulations go to a few
+good candidates. Decisions (G6, G12.2, DYN-7, the penalty and exchange balls) are the
+search's at both levels: the closed-form value of each allowed choice, no simulation.
 
 The policy shipped with piramida (`agents/data/trained.npz` and its `.json`, arrays and
 JSON, no pickle) is the default; the JSON says how it was made (command, seed, data set,
@@ -23,10 +26,11 @@ import jax
 import jax.numpy as jnp
 from jax import Array
 
+from piramida.agents import search
 from piramida.agents.greedy import safety_move
 from piramida.agents.menu import Menu, moves_at, shot_menu
 from piramida.agents.scorer import NEG, load, score
-from piramida.agents.search import DEFAULT_LEVEL, LEVELS, SearchConfig, best_decisions, finalist_values
+from piramida.agents.search import SearchConfig, best_decisions, finalist_values
 from piramida.agents.slots import observe_slots
 from piramida.physics import noise
 from piramida.physics.params import PYRAMID_PARAMS, Models
@@ -37,9 +41,12 @@ from piramida.rules.decisions import default_decision
 from piramida.rules.game import Move, move, where_tables
 
 SHIPPED = Path(__file__).with_name("data") / "trained.npz"
-VALUE_CONFIG = LEVELS[DEFAULT_LEVEL]  # the search's value of a decision (its position weight)
-FINALISTS = 0
-SAMPLES = 4
+VALUE_CONFIG = search.LEVELS[search.DEFAULT_LEVEL]  # the search's value of a decision (its weights)
+# How many of its best-scored slots the bot checks with the kernel (finalists), and how
+# often each (samples): `policy` is the network alone; `checked` plays like the search's
+# stage 2 on the network's finalists instead of stage 1's.
+LEVELS: dict[str, tuple[int, int]] = {"policy": (0, 1), "checked": (6, 8)}
+DEFAULT_LEVEL = "checked"
 
 
 def _shots(
@@ -108,30 +115,26 @@ class TrainedAgent:
 
     Args:
       path: the policy's `.npz` (its metadata is the `.json` beside it).
-      noise_level: the execution noise of the games it plays (a feature of its input).
-      finalists: how many of its best-scored slots it checks with the kernel (0: none, the
-        network alone decides).
-      samples: noisy strikes per checked slot.
+      noise_level: the execution noise of the games it plays (a feature of its input, and
+        the noise its checked slots are struck under).
+      level: `policy` (the network alone) or `checked` (`LEVELS`).
 
     """
 
     name = "trained"
 
     def __init__(
-        self,
-        path: str | Path | None = None,
-        noise_level: str | float = "pro",
-        finalists: int = FINALISTS,
-        samples: int = SAMPLES,
+        self, path: str | Path | None = None, noise_level: str | float = "pro", level: str = DEFAULT_LEVEL
     ) -> None:
         """Load the policy (`scorer.PolicyFileError` names a file that is not one)."""
-        if finalists < 0 or samples < 1:
-            raise ValueError(f"trained: finalists >= 0 and samples >= 1, not {finalists} and {samples}")
+        if level not in LEVELS:
+            raise ValueError(f"trained: unknown level {level!r}; choose from {list(LEVELS)}")
         self.path = SHIPPED if path is None else Path(path)
         self.params, self.meta = load(self.path)
         self.width = int(self.meta["width"])
         self.menu = Menu(*self.meta["menu"])  # the menu it learned on (`scorer.load` checked it)
         self.magnitude = noise.level(noise_level)
+        finalists, samples = LEVELS[level]
         if self.magnitude == 0.0:
             samples = 1  # no noise: every strike of a slot is the same
         self.lookahead = (
@@ -141,5 +144,5 @@ class TrainedAgent:
         )
 
     def act(self, states: st.GameState, keys: Array) -> Move:
-        """The policy's moves: states (B,), keys (B, 2) (for the checked slots' noise)."""
+        """The bot's moves: states (B,), keys (B, 2) (the checked slots' noise); deterministic for a key."""
         return trained_moves(self.params, states, keys, self.magnitude, self.width, self.menu, self.lookahead)

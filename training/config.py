@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from piramida.agents import AGENTS
-from piramida.agents.search import LEVELS
+from piramida.agents import AGENTS, check_bot
 from piramida.envs.core import MAX_COUNT
 from piramida.physics import noise as noise_model
 from piramida.physics.fields import FieldError, read_bool, read_int, read_number, shown
@@ -160,14 +159,14 @@ HYPERPARAMETERS: dict[str, dict[str, Reader]] = {
 
 
 def opponent_name(value: Any, name: str) -> str:
-    """A bot (`search:LEVEL` included) or what may be a saved policy's path (`build` checks it is a file)."""
+    """A bot (`search:LEVEL`, `trained:LEVEL`) or maybe a saved policy's path (`build` checks the file)."""
     if not isinstance(value, str) or not value or "\0" in value:
         raise ConfigError(f"{name}: expected a bot name or a saved policy's path, got {shown(value)}")
-    bot, _, level = value.partition(":")
-    if bot in AGENTS and level and bot != "search":
-        raise ConfigError(f"{name}: {shown(value)}: only search takes a level")
-    if bot in AGENTS and level and level not in LEVELS:
-        raise ConfigError(f"{name}: {shown(value)}: search levels are {', '.join(LEVELS)}")
+    if value.partition(":")[0] in AGENTS:
+        try:
+            check_bot(value)
+        except ValueError as error:
+            raise ConfigError(f"{name}: {error}") from error
     return value
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from piramida.agents import Agent, TrainedAgent, check_bot, make_bot
+from piramida.agents import AGENTS, Agent, TrainedAgent, check_bot, make_bot
 from piramida.agents.scorer import PolicyFileError
 from piramida.rules import ids
 from piramida.rules import state as st
@@ -31,8 +31,14 @@ from piramida.rules.game import Move
 
 
 def names_a_file(name: str) -> bool:
-    """Whether a player's name means a saved policy (a .zip or .npz, or anything with a folder in it)."""
-    return name.endswith((".zip", ".npz")) or "/" in name or Path(name).exists()
+    """Whether a player's name means a saved policy (a .zip or .npz, anything with a folder in it, a file).
+
+    A bot's name is a bot's even where a folder of that name sits in the working directory
+    (`piramida eval --out greedy` makes one); `./greedy` names the file.
+    """
+    if name.endswith((".zip", ".npz")) or "/" in name:
+        return True
+    return name.partition(":")[0] not in AGENTS and Path(name).exists()
 
 
 class PolicyError(ValueError):

@@ -1,14 +1,17 @@
 """The shipped `trained` bot: data, not code; a legal move in every variant and phase; clear refusals.
 
 Games: the trained bot against `random` (whose fouls give balls in hand and pending
-decisions) on 16 tables, four per variant, every move of the trained bot checked by the
-referee (`rules.game.play` through `envs.core.play_masked`).
+decisions) on 16 tables, four per variant, at its `checked` level on tables 0-3 and 8-11
+and its `policy` level on the others, every move of the trained bot checked by the referee
+(`rules.game.play` through `envs.core.play_masked`).
 """
 
 from __future__ import annotations
 
 import pickle
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -18,7 +21,7 @@ from flax import traverse_util
 
 from piramida.agents import TrainedAgent, make_agent, make_bot
 from piramida.agents import scorer as sc
-from piramida.agents.trained import SHIPPED
+from piramida.agents.trained import SHIPPED, trained_moves
 from piramida.envs import core
 from piramida.rules import ids
 from piramida.rules import state as st
@@ -26,6 +29,7 @@ from piramida.rules.game import where_tables
 
 B = 16
 MOVES = 40
+CHECKED = np.arange(B) // 4 % 2 == 0  # every variant, each seat breaking, at both levels
 
 
 def test_the_shipped_policy_loads_without_unpickling(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -47,13 +51,15 @@ def test_the_shipped_policy_loads_without_unpickling(monkeypatch: pytest.MonkeyP
 @pytest.fixture(scope="module")
 def games() -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """Per trained-bot move: (phase, variant, mover is trained, invalid bits, call ball)."""
-    trained, walker = make_bot("trained", 0.15), make_bot("random", 0.15)
+    checked, policy = make_bot("trained:checked", 0.15), make_bot("trained:policy", 0.15)
+    walker = make_bot("random", 0.15)
     keys = jax.random.split(jax.random.PRNGKey(5), B)
     states = st.new_games(jnp.arange(B) % 4, keys, jnp.arange(B) % 2)
     seen = []
     for _ in range(MOVES):
         mine = np.asarray(states.turn) == 0
-        moves = where_tables(jnp.asarray(mine), trained.act(states, keys), walker.act(states, keys))
+        trained = where_tables(jnp.asarray(CHECKED), checked.act(states, keys), policy.act(states, keys))
+        moves = where_tables(jnp.asarray(mine), trained, walker.act(states, keys))
         phase, variant = np.asarray(states.phase), np.asarray(states.variant)
         states, outcome, keys = core.play_masked(states, moves, keys, states.phase != st.OVER, 0.15)
         invalid = np.asarray(outcome.verdict.invalid) | np.asarray(outcome.decision_invalid)
@@ -67,14 +73,40 @@ def test_every_move_of_the_trained_bot_is_legal_to_play(games: list) -> None:
 
 
 def test_the_games_reach_every_phase_and_classic_calls(games: list) -> None:
-    phases = {int(p) for phase, _, mine, _, _ in games for p in phase[mine]}
-    assert {st.BREAK, st.NORMAL, st.IN_HAND, st.DECISION} <= phases
+    for level in (CHECKED, ~CHECKED):
+        phases = {int(p) for phase, _, mine, _, _ in games for p in phase[mine & level]}
+        assert {st.BREAK, st.NORMAL, st.IN_HAND, st.DECISION} <= phases, level
     shots = [
         call[mine & (variant == ids.CLASSIC) & (phase != st.DECISION)]
         for phase, variant, mine, _, call in games
     ]
     calls = np.concatenate(shots)
     assert calls.size > 0 and np.all(calls != ids.NO_BALL)  # CLS-5.2: every Classic shot is called
+
+
+def test_the_checked_level_plays_one_of_the_networks_best_slots() -> None:
+    # With one finalist the check has nothing to choose: the network's own slot. With more,
+    # the noise draws (the key) choose among them, the same for the same key.
+    keys = jax.random.split(jax.random.PRNGKey(2), 8)
+    states = st.new_games(jnp.arange(8) % 4, keys, jnp.zeros(8, jnp.int32))
+    greedy = make_bot("greedy", 0.15)
+    for _ in range(3):  # past the break
+        states, _, keys = core.play_masked(
+            states, greedy.act(states, keys), keys, states.phase != st.OVER, 0.15
+        )
+    agent = TrainedAgent(level="checked", noise_level=0.15)
+    network = trained_moves(agent.params, states, keys, agent.magnitude, agent.width, agent.menu)
+
+    def checked(finalists: int, samples: int, k: Any) -> Any:
+        lookahead = replace(agent.lookahead, finalists=finalists, samples=samples)
+        return trained_moves(agent.params, states, k, agent.magnitude, agent.width, agent.menu, lookahead)
+
+    same = jax.tree_util.tree_map(np.array_equal, checked(1, 1, keys), network)
+    assert all(jax.tree_util.tree_leaves(same))
+    one, again = checked(4, 2, keys), checked(4, 2, keys)
+    assert all(jax.tree_util.tree_leaves(jax.tree_util.tree_map(np.array_equal, one, again)))
+    with pytest.raises(ValueError, match="trained: unknown level 'deep'; choose from"):
+        TrainedAgent(level="deep")
 
 
 def test_the_gym_env_takes_trained_as_its_opponent() -> None:

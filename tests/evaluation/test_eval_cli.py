@@ -18,6 +18,7 @@ from piramida.cli.main import main
 from piramida.cli.referee import answer
 from piramida.evaluation.results import TIMING_FIELDS
 from piramida.rules import match
+from piramida.training.players import check_name, names_a_file
 
 # Its module-scoped fixtures are costly: one worker runs the whole module (`--dist loadgroup`).
 pytestmark = pytest.mark.xdist_group("test_eval_cli")
@@ -193,3 +194,14 @@ def test_a_saved_policy_plays_through_the_encoding(
     meeting = results_of(out)["meetings"][0]
     assert meeting["agents"] == ["greedy", str(path)]
     assert meeting["bots"][str(path)]["shots"] > 0
+
+
+def test_a_folder_named_like_a_bot_does_not_hide_the_bot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `piramida eval --out greedy` makes a folder `greedy`; the next `--agents trained,greedy` means the bot.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "greedy").mkdir()
+    (tmp_path / "mine").write_text("")
+    assert not names_a_file("greedy") and check_name("greedy") == "greedy"
+    assert names_a_file("./greedy") and names_a_file("mine")

@@ -132,7 +132,10 @@ def test_foreign_and_corrupt_checkpoints_are_named_and_refused(
         (["--variant", "snooker"], "--variant: expected one of free, combined, dynamic, classic"),
         (["--noise", "loud"], "--noise: unknown level 'loud'"),
         (["--opponent", "nobody"], "--opponent: 'nobody' is neither a bot"),
-        (["--league", "random,search:hard"], "--league: 'search:hard': search levels are easy, medium"),
+        (
+            ["--league", "random,search:hard"],
+            "--league: bot 'search:hard': unknown search level",
+        ),
         (["--device", "tpu"], "--device: expected one of cpu, cuda, auto"),
         (["--assisted-prior", "1"], "--assisted-prior: expected a number in [0, 1), got 1.0"),
         (["--resume"], "--resume: no checkpoint in"),

@@ -1,5 +1,10 @@
 """The waits a player sees, measured in the browser from `piramida play` itself (issue 24's targets).
 
+    python benchmarks/play_timings.py [--json docs/play_timings.json]
+
+Needs Debian's Chromium and Playwright, as the browser tests do (it drives the page with
+their helpers, `tests/play/pagekit.py`); run it on an otherwise idle machine.
+
 Starts the command in a subprocess with empty compile caches (a fresh `PIRAMIDA_CACHE_DIR`,
 which holds both the JAX and the Warp cache), times how long until the page is playable
 (the table prepared, the game shown, Shoot enabled), plays a frame at the default level
@@ -7,19 +12,21 @@ which holds both the JAX and the Warp cache), times how long until the page is p
 seconds, and says the bot is getting ready while its first move waits on the warm-up's
 compile: on a cold start it always does), then starts the command
 again over the same caches. The figures go to `tests/artifacts/play_timings.json` (the
-README's table). Asserted: every bot move after the first within 1 s, and playable within
-10 s over filled caches. The cold start's figure (issue 24's 10 s) is written, not asserted:
-it depends on what else the machine runs, so the README reports it from idle runs.
+README's table), with whether each target is met: playable within 10 s of a cold start,
+every bot move after the first within 1 s.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
 import shutil
 import socket
 import subprocess
+import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -27,11 +34,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
-from pagekit import ARTIFACTS, SCREENS, at, open_page
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, sync_playwright
 
-pytestmark = pytest.mark.slow
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "play"))
+from pagekit import SCREENS, at, open_page
+
+CHROMIUM = "/usr/bin/chromium"
+PLAYABLE_S = 10.0
 PIRAMIDA = shutil.which("piramida") or "piramida"
 BOT_MOVES = 6  # timed after the first
 BOT_MOVE_S = 1.0
@@ -104,9 +113,8 @@ def human_move(page: Page) -> None:
         page.click("#shoot")
 
 
-def test_playable_soon_after_start_and_every_later_bot_move_within_a_second(
-    browser: Browser, tmp_path: Path
-) -> None:
+def measure(browser: Browser, tmp_path: Path) -> dict[str, Any]:
+    """A cold start, a frame's bot moves, a restart: the figures of the module docstring."""
     cache, games = tmp_path / "cache", tmp_path / "games"
     out: dict[str, Any] = {}
     with served(cache, games) as (url, started), open_page(browser, SCREENS["desktop"]) as page:
@@ -130,8 +138,27 @@ def test_playable_soon_after_start_and_every_later_bot_move_within_a_second(
         assert any(text.endswith("s (getting ready: its first move compiles)") for text in thinking), thinking
     with served(cache, games) as (url, started), open_page(browser, SCREENS["desktop"]) as page:
         out["cached_playable_s"] = round(playable(page, url, started), 1)
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / "play_timings.json").write_text(json.dumps(out, indent=2) + "\n")
-    print(json.dumps(out, indent=2))
-    assert len(out["later_bot_moves_s"]) >= BOT_MOVES and max(out["later_bot_moves_s"]) < BOT_MOVE_S, out
-    assert out["cached_playable_s"] < 10, out
+    out["targets_met"] = {
+        "playable_after_a_cold_start": out["cold_playable_s"] <= PLAYABLE_S,
+        "later_bot_moves": len(out["later_bot_moves_s"]) >= BOT_MOVES
+        and max(out["later_bot_moves_s"]) < BOT_MOVE_S,
+    }
+    return out
+
+
+def main() -> None:
+    """Measure once; print the figures and write them to --json."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", default="docs/play_timings.json", help="where the figures go")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        out = measure(browser, Path(tmp))
+        browser.close()
+    text = json.dumps(out, indent=2) + "\n"
+    Path(args.json).write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
