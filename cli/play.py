@@ -29,9 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bot",
         default="search",
-        help="search, greedy, trained, random, or a saved policy: a `piramida train` checkpoint, or an "
-        "SB3 .zip with --trust-pickle (default: %(default)s; with the default --level and --noise, the "
-        "page's `club` level)",
+        help="search, greedy, trained, trained:policy, random, or a saved policy: a `piramida train` "
+        "checkpoint, or an SB3 .zip with --trust-pickle (default: %(default)s; with the default --level "
+        "and --noise, the page's `club` level)",
     )
     options.add_trust_pickle(parser)
     parser.add_argument(

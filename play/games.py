@@ -42,7 +42,7 @@ from piramida.rules.decisions import Decision
 from piramida.training.players import make_player
 
 VERSION = 1
-BOTS = ("search", "greedy", "random", "trained")
+BOTS = ("search", "greedy", "random", "trained", "trained:policy")
 LEVELS = ("easy", "medium", "strong", "strongest")
 SHOOTING = (st.BREAK, st.NORMAL, st.IN_HAND)
 SLOW_PLAY = 1 << vd.FOUL_NAMES.index("slow-play")

@@ -39,7 +39,13 @@ class Level:
 
 LEVELS = (
     Level("beginner", "greedy", "easy", "amateur", "Goes for the easiest pot and misses half of them."),
-    Level("trained", "trained", "easy", "amateur", "A network taught by the search bot; checks its ideas."),
+    Level(
+        "trained",
+        "trained:policy",
+        "easy",
+        "amateur",
+        "A network taught by the search bot; an amateur's cue.",
+    ),
     Level("club", "search", "medium", "amateur", "Plays for position; an amateur's cue misses often."),
     Level("pro", "search", "strong", "pro", "Plans deeper and pots 95 % of medium pots."),
     Level("strongest", "search", "strongest", "pro", "The deepest search, with a pro's cue."),

@@ -124,4 +124,4 @@ def test_the_levels_offered_and_the_default_one(tmp_path: Path) -> None:
     assert all(level["line"] and level["settings"]["bot"] for level in offered["levels"])
     trained = next(level for level in offered["levels"] if level["name"] == "trained")
     response = client.post("/api/games", json={"settings": trained["settings"]})
-    assert response.status_code == 201 and response.json()["settings"]["bot"] == "trained"
+    assert response.status_code == 201 and response.json()["settings"]["bot"] == "trained:policy"
