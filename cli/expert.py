@@ -91,6 +91,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     fit.add_argument("--width", type=_positive(int), default=128, help="the network's width (default 128)")
     fit.add_argument("--seed", type=int, default=0, help="initial weights and batch order (default 0)")
+    fit.add_argument(
+        "--match-every",
+        type=_positive(int),
+        default=None,
+        help="every this many epochs, play the network against greedy and the strong search for the "
+        "win-rate curves (default: no matches)",
+    )
+    fit.add_argument(
+        "--match-games", type=_positive(int), default=64, help="Free frames per match (default 64)"
+    )
 
 
 def _bar() -> Progress:
@@ -129,11 +139,15 @@ def run(args: argparse.Namespace) -> int:
             learning_rate=args.learning_rate,
             width=args.width,
             seed=args.seed,
+            match_every=args.match_every or 0,
+            match_games=args.match_games,
         )
         command = (
             f"piramida expert distill --data {args.data} --out {args.out} --epochs {fit.epochs} "
             f"--batch {fit.batch} --learning-rate {fit.learning_rate} --width {fit.width} --seed {fit.seed}"
         )
+        if fit.match_every:
+            command += f" --match-every {fit.match_every} --match-games {fit.match_games}"
         made = {"command": command, "data": expert.summary(args.data), "machine": expert.machine()}
         with _bar() as bar:
             tasks: dict[str, Any] = {}

@@ -19,6 +19,8 @@ CURVES = (
 )
 # The curves of a distillation run (`piramida expert distill`), by positions seen.
 DISTILL_CURVES = (
+    ("match/win_rate_greedy", "win rate against greedy (Free, pro)"),
+    ("match/win_rate_search:strong", "win rate against the strong search"),
     ("validation/regret", "regret against the search (frames)"),
     ("validation/agreement", "agreement with the search"),
     ("validation/loss", "validation loss"),

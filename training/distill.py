@@ -33,17 +33,24 @@ import numpy as np
 import optax
 from stable_baselines3.common.logger import configure
 
-from piramida.agents import scorer
+from piramida.agents import Agent, make_bot, scorer
 from piramida.agents.menu import Menu, shot_menu
 from piramida.agents.search import ILLEGAL
 from piramida.agents.slots import SlotView, observe_slots
+from piramida.agents.trained import trained_moves
+from piramida.envs import core
+from piramida.physics import noise
 from piramida.physics.files import npz_bytes, write_atomic
+from piramida.rules import ids
+from piramida.rules import state as st
+from piramida.rules.game import where_tables
 from piramida.training import expert
 from piramida.training.checkpoint import flat_arrays
 
 VALIDATION_EVERY = 8  # every 8th chunk is held out
 VIEW_BATCH = 512  # positions per feature computation (one compiled shape)
 VALUE_CLIP = 2.0  # values beyond +-2 frames (none but ILLEGAL) are left out of the value loss
+MATCH_MOVES = 300  # moves of a win-rate match (a Free frame takes about 11 shots)
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,11 @@ class DistillPlan:
       ranking_weight: the share of the cross-entropy's target given to the search's ranking
         (a softmax of its stage-1 values at `temperature`, in frames) rather than its choice.
       seed: initial parameters and the order of the batches.
+      match_every: every this many epochs (and after the last), the network alone plays
+        `match_games` Free frames at `pro` against each of `opponents`, for the win-rate
+        curves (0: no matches).
+      match_games: frames per match (each side breaks in half of them).
+      opponents: the bots of the matches (`agents.make_bot` names).
 
     """
 
@@ -71,6 +83,9 @@ class DistillPlan:
     ranking_weight: float = 0.5
     temperature: float = 0.05
     seed: int = 0
+    match_every: int = 0
+    match_games: int = 64
+    opponents: tuple[str, ...] = ("greedy", "search:strong")
 
 
 @dataclass(frozen=True)
@@ -166,6 +181,24 @@ def losses(params: Any, batch: Examples, plan: DistillPlan) -> tuple[Any, dict[s
     return total, parts
 
 
+def win_rate(params: Any, width: int, menu: Menu, opponent: Agent, games: int, seed: int) -> float:
+    """The share of `games` Free frames at `pro` the network alone (`trained:policy`) wins against `opponent`.
+
+    Frames still running after `MATCH_MOVES` moves count as not won.
+    """
+    magnitude = noise.level("pro")
+    keys = jax.random.split(jax.random.PRNGKey(seed), games)
+    states = st.new_games(jnp.full(games, ids.FREE, jnp.int32), keys, jnp.arange(games, dtype=jnp.int32) % 2)
+    for _ in range(MATCH_MOVES):
+        live = states.phase != st.OVER
+        if not bool(jnp.any(live)):
+            break
+        network = trained_moves(params, states, keys, magnitude, width, menu)
+        moves = where_tables(states.turn == 0, network, opponent.act(states, keys))
+        states, _, keys = core.play_masked(states, moves, keys, live, magnitude)
+    return float(jnp.mean((states.phase == st.OVER) & (states.winner == 0)))
+
+
 def _optimizer(plan: DistillPlan, steps: int) -> optax.GradientTransformation:
     schedule = optax.cosine_decay_schedule(plan.learning_rate, max(steps, 1), alpha=0.1)
     return optax.chain(optax.clip_by_global_norm(1.0), optax.adam(schedule))
@@ -238,6 +271,12 @@ def distill(
         metrics.update({f"train/{n}": v / steps_per_epoch for n, v in sums.items()})
         for name, v in metrics.items():
             logger.record(name, v)
+        if plan.match_every and ((epoch + 1) % plan.match_every == 0 or epoch + 1 == plan.epochs):
+            for name in plan.opponents:
+                opponent = make_bot(name, noise.level("pro"))
+                rate = win_rate(params, plan.width, menu, opponent, plan.match_games, plan.seed)
+                metrics[f"match/win_rate_{name}"] = rate
+                logger.record(f"match/win_rate_{name}", rate)
         logger.record("time/hours", (time.perf_counter() - started) / 3600.0)
         logger.dump((epoch + 1) * steps_per_epoch * plan.batch)
         better = metrics["validation/loss"] < float(run["best"])

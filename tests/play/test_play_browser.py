@@ -18,6 +18,17 @@ from playwright.sync_api import Page
 
 # Compile-heavy or long: left out of the quick lane (`pytest -m "not slow"`).
 pytestmark = pytest.mark.slow
+# How many different ball layouts the page draws from now until its animation ends.
+DISTINCT_FRAMES = """() => new Promise((resolve) => {
+  const seen = new Set();
+  const tick = () => {
+    const now = window.piramida.positions();
+    if (now === null) { resolve(seen.size); return; }
+    seen.add(JSON.stringify(now));
+    requestAnimationFrame(tick);
+  };
+  tick();
+})"""
 
 
 def test_aim_break_watch_the_balls_and_the_bot_reply(page: Page, base_url: str) -> None:
@@ -37,11 +48,11 @@ def test_aim_break_watch_the_balls_and_the_bot_reply(page: Page, base_url: str) 
     page.locator("#power").fill("8")
     page.click("#shoot")
     page.wait_for_function("window.piramida.positions() !== null")
-    first = page.evaluate("window.piramida.positions()")
-    page.wait_for_timeout(400)
-    later = page.evaluate("window.piramida.positions()")
-    shot(page, "play-break-moving")
-    assert first and later and first != later  # the balls move
+    # The balls move: the positions drawn, sampled at every animation frame until they stop
+    # (however slowly a busy machine draws, the frames in between differ).
+    frames = page.evaluate(DISTINCT_FRAMES)
+    shot(page, "play-break-moved")
+    assert frames >= 2, frames
     wait_idle_for_human(page)
     busy = page.evaluate("window.busyLog")
     assert "animating" in busy and "thinking" in busy  # the bot thought, then its shot was shown

@@ -16,11 +16,13 @@ import pytest
 from piramida.agents import scorer
 from piramida.agents.menu import Menu
 from piramida.cli.main import main
+from piramida.evaluation import curves
 from piramida.training import distill, expert
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("search-bot")]
 PLAN = expert.RecordPlan(positions=1, tables=8, moves=4, level="easy", noises=("pro",))
 FIT = distill.DistillPlan(epochs=12, batch=8, width=32)
+MATCHES = replace(FIT, match_every=5, match_games=4, opponents=("greedy",))  # after epochs 5, 10 and 12
 
 
 @pytest.fixture(scope="module")
@@ -56,12 +58,18 @@ def test_distillation_lowers_the_loss_and_raises_the_agreement(
 ) -> None:
     fresh = scorer.init_params(FIT.width, examples.values.shape[1], jax.random.PRNGKey(FIT.seed))
     before = distill.losses(fresh, examples, FIT)[1]
-    distill.distill(FIT, data, tmp_path)
+    distill.distill(MATCHES, data, tmp_path)
     params, meta = scorer.load(tmp_path / "policy.npz")
     after = distill.losses(params, examples, FIT)[1]
     assert float(after["loss"]) < float(before["loss"])
     assert float(after["agreement"]) > float(before["agreement"])
     assert meta["width"] == FIT.width and (tmp_path / "tensorboard").is_dir()
+    # The win-rate curve: the network's matches against greedy, by positions seen.
+    logged = curves.read(tmp_path, curves.DISTILL_CURVES)
+    steps_per_epoch = len(examples) // FIT.batch * FIT.batch
+    points = logged["match/win_rate_greedy"]
+    assert [step for step, _ in points] == [epoch * steps_per_epoch for epoch in (5, 10, 12)]
+    assert all(0.0 <= rate <= 1.0 for _, rate in points)
 
 
 def test_an_interrupted_fit_resumes_to_the_same_parameters(data: Path, tmp_path: Path) -> None:
