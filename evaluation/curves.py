@@ -71,6 +71,8 @@ def plot(
                 steps, values = zip(*scalars[tag], strict=True)
                 ax.plot(steps, values, label=name, lw=1.2)
         ax.set_title(title, fontsize=9)
+        if "win_rate" in tag:
+            ax.set_ylim(0.0, 1.0)  # a share of frames: on its whole scale, not zoomed into the noise
         ax.set_xlabel(x_label, fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
