@@ -26,6 +26,9 @@ from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.game import where_tables
 
+# One worker runs the module (`--dist loadgroup`): the checked level's test reuses the
+# programs the games compiled.
+pytestmark = pytest.mark.xdist_group("test_trained")
 B = 16
 MOVES = 40
 CHECKED = np.arange(B) // 4 % 2 == 0  # every variant, each seat breaking, at both levels
