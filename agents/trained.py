@@ -89,9 +89,11 @@ def trained_moves(
     magnitude: Any,
     width: int,
     menu: Menu,
-    lookahead: SearchConfig | None = None,
+    lookahead: SearchConfig | None,
 ) -> Move:
-    """(B,) moves: shots by the network, decisions by the search's value.
+    """(B,) moves: shots by the network (checked with a `lookahead`), decisions by the search's value.
+
+    `lookahead` has no default: a call that left it out would compile a program of its own.
 
     Each half runs only when some table needs it (a `cond` on the batch), so a move at
     batch 1 pays for one of them.

@@ -51,6 +51,7 @@ VALIDATION_EVERY = 8  # every 8th chunk is held out
 VIEW_BATCH = 512  # positions per feature computation (one compiled shape)
 VALUE_CLIP = 2.0  # values beyond +-2 frames (none but ILLEGAL) are left out of the value loss
 MATCH_MOVES = 300  # moves of a win-rate match (a Free frame takes about 11 shots)
+MATCH_NOISE = noise.level("pro")  # the execution noise of the win-rate matches
 
 
 @dataclass(frozen=True)
@@ -186,16 +187,15 @@ def win_rate(params: Any, width: int, menu: Menu, opponent: Agent, games: int, s
 
     Frames still running after `MATCH_MOVES` moves count as not won.
     """
-    magnitude = noise.level("pro")
     keys = jax.random.split(jax.random.PRNGKey(seed), games)
     states = st.new_games(jnp.full(games, ids.FREE, jnp.int32), keys, jnp.arange(games, dtype=jnp.int32) % 2)
     for _ in range(MATCH_MOVES):
         live = states.phase != st.OVER
         if not bool(jnp.any(live)):
             break
-        network = trained_moves(params, states, keys, magnitude, width, menu)
+        network = trained_moves(params, states, keys, MATCH_NOISE, width, menu, None)
         moves = where_tables(states.turn == 0, network, opponent.act(states, keys))
-        states, _, keys = core.play_masked(states, moves, keys, live, magnitude)
+        states, _, keys = core.play_masked(states, moves, keys, live, MATCH_NOISE)
     return float(jnp.mean((states.phase == st.OVER) & (states.winner == 0)))
 
 
@@ -273,7 +273,7 @@ def distill(
             logger.record(name, v)
         if plan.match_every and ((epoch + 1) % plan.match_every == 0 or epoch + 1 == plan.epochs):
             for name in plan.opponents:
-                opponent = make_bot(name, noise.level("pro"))
+                opponent = make_bot(name, MATCH_NOISE)
                 rate = win_rate(params, plan.width, menu, opponent, plan.match_games, plan.seed)
                 metrics[f"match/win_rate_{name}"] = rate
                 logger.record(f"match/win_rate_{name}", rate)

@@ -97,7 +97,7 @@ def test_the_checked_level_plays_one_of_the_networks_best_slots() -> None:
         live = states.phase != st.OVER
         states, _, keys = core.play_masked(states, greedy.act(states, keys), keys, live, 0.15)
     agent = TrainedAgent(level="checked", noise_level=0.15)
-    network = trained_moves(agent.params, states, keys, agent.magnitude, agent.width, agent.menu)
+    network = trained_moves(agent.params, states, keys, agent.magnitude, agent.width, agent.menu, None)
     one = replace(agent.lookahead, finalists=1, samples=1)
     checked_once = trained_moves(agent.params, states, keys, agent.magnitude, agent.width, agent.menu, one)
     assert all(jax.tree_util.tree_leaves(jax.tree_util.tree_map(np.array_equal, checked_once, network)))
