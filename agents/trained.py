@@ -7,7 +7,9 @@ it plays the best legal slot as it stands: a move costs a menu and a forward pas
 (`search.finalist_values`): each is struck a few times under the execution noise with the
 kernel, and the best mean value wins. That is the search bot with the network ranking
 its menu instead of stage 1's simulation of every slot, so the simulations go to a few
-good candidates. Decisions (G6, G12.2, DYN-7, the penalty and exchange balls) are the
+good candidates. The `quick` level values the same finalists as the search's stage 1
+values a slot (`search.stage_one_values`: the intended line +-1 aim sigma, no random
+draws), a quarter of the simulations. Decisions (G6, G12.2, DYN-7, the penalty and exchange balls) are the
 search's at both levels: the closed-form value of each allowed choice, no simulation.
 
 The policy shipped with piramida (`agents/data/trained.npz` and its `.json`, arrays and
@@ -30,7 +32,7 @@ from piramida.agents import search
 from piramida.agents.greedy import safety_move
 from piramida.agents.menu import Menu, moves_at, shot_menu
 from piramida.agents.scorer import NEG, load, score
-from piramida.agents.search import SearchConfig, best_decisions, finalist_values
+from piramida.agents.search import SearchConfig, best_decisions, finalist_values, pick, stage_one_values
 from piramida.agents.slots import observe_slots
 from piramida.physics import noise
 from piramida.physics.params import PYRAMID_PARAMS, Models
@@ -44,8 +46,9 @@ SHIPPED = Path(__file__).with_name("data") / "trained.npz"
 VALUE_CONFIG = search.LEVELS[search.DEFAULT_LEVEL]  # the search's value of a decision (its weights)
 # How many of its best-scored slots the bot checks with the kernel (finalists), and how
 # often each (samples): `policy` is the network alone; `checked` plays like the search's
-# stage 2 on the network's finalists instead of stage 1's.
-LEVELS: dict[str, tuple[int, int]] = {"policy": (0, 1), "checked": (6, 8)}
+# stage 2 on the network's finalists instead of stage 1's; `quick` (samples 0) values
+# them as stage 1 does, at two aim errors.
+LEVELS: dict[str, tuple[int, int]] = {"policy": (0, 1), "quick": (6, 0), "checked": (6, 8)}
 DEFAULT_LEVEL = "checked"
 
 
@@ -61,7 +64,8 @@ def _shots(
     """(B,) shots: the best legal menu slot (the plain safety where the menu is empty).
 
     The best-scored slot, or with a `lookahead` the best of its `finalists` best-scored
-    slots by the search's stage 2 (each struck `samples` times under the noise).
+    slots by the search's stage 2 (each struck `samples` times under the noise), or with
+    `samples` 0 by its stage 1 (each struck at +-1 aim sigma).
     """
     dims, table = st.DEFAULT_DIMS, preset()
     family = shot_menu(states, menu, dims=dims, table=table)
@@ -71,14 +75,24 @@ def _shots(
         slot = jnp.argmax(logits, axis=-1)
     else:
         top_logits, top = jax.lax.top_k(logits, lookahead.finalists)
-        means = finalist_values(
-            states, family.moves, top, keys, magnitude, lookahead, dims, table, PYRAMID_PARAMS, Models()
-        )
+        if lookahead.samples == 0:
+            means = stage_one_values(
+                states, pick(family.moves, top), magnitude, lookahead, dims, table, PYRAMID_PARAMS, Models()
+            )
+        else:
+            means = finalist_values(
+                states, family.moves, top, keys, magnitude, lookahead, dims, table, PYRAMID_PARAMS, Models()
+            )
         means = jnp.where(top_logits <= NEG, -jnp.inf, means)  # fewer legal slots than finalists
         slot = jnp.take_along_axis(top, jnp.argmax(means, axis=1)[:, None], axis=1)[:, 0]
     shot = moves_at(family.moves, slot)
-    fallback = jax.vmap(lambda s: safety_move(s, dims))(states)
-    return where_tables(jnp.any(family.valid, axis=1), shot, fallback)
+    found = jnp.any(family.valid, axis=1)
+    # The safety is planned only when some table's menu is empty (a `cond` on the batch).
+    return jax.lax.cond(
+        jnp.all(found),
+        lambda: shot,
+        lambda: where_tables(found, shot, jax.vmap(lambda s: safety_move(s, dims))(states)),
+    )
 
 
 @functools.partial(jax.jit, static_argnames=("width", "menu", "lookahead"))
@@ -119,7 +133,7 @@ class TrainedAgent:
       path: the policy's `.npz` (its metadata is the `.json` beside it).
       noise_level: the execution noise of the games it plays (a feature of its input, and
         the noise its checked slots are struck under).
-      level: `policy` (the network alone) or `checked` (`LEVELS`).
+      level: `policy` (the network alone), `quick` or `checked` (`LEVELS`).
 
     """
 

@@ -108,7 +108,8 @@ def stages(tables: int, seed: int, opponent: str, repeats: int = 5) -> dict[str,
             repeats, lambda: ph.simulate(ph.preset(), outcome.start, outcome.strike, validate=False)
         ),
         "observation": best_of(
-            repeats, lambda: core.observe_states(states, settings.shot_limit, settings.observation)
+            repeats,
+            lambda: core.observe_states(states, settings.shot_limit, settings.noise, settings.observation),
         ),
     }
     return {"tables": tables, "opponent": opponent, "seconds_per_call": times}

@@ -23,7 +23,7 @@ from piramida.physics.files import write_atomic
 from piramida.rules import state as st
 from piramida.rules.game import where_tables
 
-BOTS = ("trained:policy", "trained", "greedy", "search:medium", "search:strong")
+BOTS = ("trained:policy", "trained:quick", "trained", "greedy", "search:medium", "search:strong")
 PHASE_NAMES = ("break", "normal", "in-hand", "decision")
 
 

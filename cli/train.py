@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add(
         "--algo",
         help="ppo (default), sac (raw actions), maskable-ppo (assisted actions), or jax-ppo (policy, env "
-        "and update in one jitted loop; either action mode; --opponent random or greedy, no league)",
+        "and update in one jitted loop; either action mode; its opponents and league are bots)",
     )
     add("--action-mode", help="raw (default: 11 numbers in [-1, 1]) or assisted (ghost-ball candidates)")
     add("--variant", help=f"{', '.join(ids.VARIANT_NAMES)} (default: free)")
@@ -64,6 +64,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         help="assisted mode: the starting policy's probability of no aim, power or spin correction "
         "(each head; the rest spread evenly; 0 = uniform; default: 0.9)",
+    )
+    add(
+        "--policy",
+        help="jax-ppo's network: mlp (default: MLPs on the flat observation), slots (the trained bot's "
+        "slot scorer on the menu observation, fresh), trained (that scorer from the shipped policy) "
+        "or a policy .npz to start from; a scorer picks menu slots (--action-mode assisted) and "
+        "writes OUT/policy.npz, which plays as a trained bot",
     )
     add("--out", help=f"output folder (default: {DEFAULT_OUT})")
     add(
@@ -100,6 +107,7 @@ FLAGS = (
     "checkpoint_every",
     "shot_limit",
     "assisted_prior",
+    "policy",
     "out",
 )
 

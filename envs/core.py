@@ -52,7 +52,7 @@ class Settings:
     Attributes:
       variant: `ids.FREE` ... `ids.CLASSIC`.
       action_mode: `raw` or `assisted` (`envs.actions`).
-      observation: `flat` or `dict` (`envs.observation`).
+      observation: `flat`, `dict` or `menu` (`envs.observation`).
       noise: execution-noise magnitude for both players (a level name is read as its magnitude,
         `physics.noise.level`).
       shot_limit: learner moves in a frame before it is truncated.
@@ -128,9 +128,9 @@ def new_frames(keys: Any, variant: Any) -> tuple[st.GameState, Any]:
 
 
 @functools.partial(jax.jit, static_argnames=("kind",))
-def observe_states(states: st.GameState, shot_limit: Any, kind: str) -> Any:
+def observe_states(states: st.GameState, shot_limit: Any, noise: Any, kind: str) -> Any:
     """The observations of a batch, from each table's player to move (`envs.observation`)."""
-    return obs.observe(states, st.DEFAULT_DIMS, shot_limit, kind)
+    return obs.observe(states, st.DEFAULT_DIMS, shot_limit, noise, kind)
 
 
 @jax.jit
@@ -308,7 +308,8 @@ class Core:
     def observe(self) -> Any:
         """The learner's observations (B, ...), numpy."""
         assert self.states is not None
-        out = observe_states(self.states, self.settings.shot_limit, self.settings.observation)
+        settings = self.settings
+        out = observe_states(self.states, settings.shot_limit, settings.noise, settings.observation)
         return jax.tree_util.tree_map(lambda x: np.asarray(x)[: self.batch], out)
 
     def action_masks(self) -> np.ndarray:

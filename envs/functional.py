@@ -1,7 +1,7 @@
 """The batched env as pure functions: `reset` and `step` over an `EnvState`, traceable end to end.
 
 `Core` steps the games from Python (its opponent may be any policy, an SB3 model too);
-here the opponent is a JAX bot named statically (`random` or `greedy`), so one learner
+here the opponent is a JAX bot, static (a name, or a bot's `act`), so one learner
 move, the opponent's replies and the restart of ended frames fit in one traced function,
 and a training loop can `jit` (and `scan`) it whole (`training.ppo`, `training.jax_driver`). As in `Core`,
 only the action mode, the observation kind and the bot shape the program: the numbers of
@@ -29,12 +29,15 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from piramida.agents import make_agent
+from piramida.agents import AGENTS, make_agent
 from piramida.envs import core
 from piramida.rules import state as st
 from piramida.rules.game import Move, Outcome, where_tables
 
-OPPONENTS = ("random", "greedy")  # JAX bots that can play inside a traced step
+# A bot playing inside a traced step: a bare bot's name (`random`, `greedy`, ... at its
+# defaults), or any bot's `act` (`agents.make_bot(name, noise).act`: a level, a noise to
+# plan for), hashable, so `jit` takes it as static.
+Opponent = str | core.Policy
 
 
 @jax.tree_util.register_dataclass
@@ -104,10 +107,14 @@ class StepInfo:
     final_obs: Any
 
 
-def _opponent(name: str) -> core.Policy:
-    if name not in OPPONENTS:
-        raise ValueError(f"opponent: expected one of {', '.join(OPPONENTS)}, got {name!r}")
-    return make_agent(name).act
+def _opponent(opponent: Opponent) -> core.Policy:
+    if not isinstance(opponent, str):
+        return opponent
+    if opponent not in AGENTS:
+        raise ValueError(
+            f"opponent: expected one of {', '.join(sorted(AGENTS))} or a bot's act, got {opponent!r}"
+        )
+    return make_agent(opponent).act
 
 
 def _summary(outcome: Outcome) -> dict[str, Any]:
@@ -123,7 +130,7 @@ def _summary(outcome: Outcome) -> dict[str, Any]:
 
 
 def _advance(
-    state: EnvState, learner: Move | None, params: EnvParams, opponent: str
+    state: EnvState, learner: Move | None, params: EnvParams, opponent: Opponent
 ) -> tuple[EnvState, dict[str, Any]]:
     """Play the learner's moves (where pending), then the opponent, restarting ended frames.
 
@@ -208,7 +215,7 @@ def _advance(
 
 
 @functools.partial(jax.jit, static_argnames=("opponent",))
-def reset(keys: Any, params: EnvParams, opponent: str) -> EnvState:
+def reset(keys: Any, params: EnvParams, opponent: Opponent) -> EnvState:
     """New frames, one per key (B, 2), with the opponent's opening moves played where it breaks."""
     games, keys = core.new_frames(keys, params.variant)
     state, _ = _advance(EnvState(games, keys, jnp.zeros(keys.shape[0], jnp.int32)), None, params, opponent)
@@ -216,7 +223,7 @@ def reset(keys: Any, params: EnvParams, opponent: str) -> EnvState:
 
 
 def step(
-    state: EnvState, actions: Any, params: EnvParams, opponent: str, mode: str, observation: str = "flat"
+    state: EnvState, actions: Any, params: EnvParams, opponent: Opponent, mode: str, observation: str = "flat"
 ) -> tuple[EnvState, Any, Any, Any, Any, StepInfo]:
     """One learner move on every table, the opponent's replies, same-step restarts (traceable).
 
@@ -224,9 +231,9 @@ def step(
       state: the frames, each waiting for the learner (or over).
       actions: (B, ...) the learner's actions in action mode `mode`.
       params: the env's numbers.
-      opponent: `random` or `greedy` (static under `jit`, as `mode` and `observation`).
+      opponent: a bot's name or `act` (`Opponent`; static under `jit`, as `mode` and `observation`).
       mode: `raw` or `assisted` (`envs.actions`).
-      observation: `flat` or `dict` (`envs.observation`).
+      observation: `flat`, `dict` or `menu` (`envs.observation`).
 
     Returns:
       (state, obs (B, ...), reward (B,), terminated (B,), truncated (B,), info): the
@@ -249,7 +256,7 @@ def step(
 
 def observe(games: st.GameState, params: EnvParams, observation: str = "flat") -> Any:
     """The observations (`observation` kind) of a batch from each table's player to move (traceable)."""
-    return core.observe_states(games, params.shot_limit, observation)
+    return core.observe_states(games, params.shot_limit, params.noise, observation)
 
 
 def masks(state: EnvState) -> Any:

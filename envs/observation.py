@@ -6,7 +6,10 @@ play every variant. "Me" is always the player to move (the shooter, or the decid
 decision is pending), so a policy trained from one seat plays from the other.
 
 The `Dict` observation has the keys of `FIELDS`; the flat one is their concatenation in
-that order (`FLAT_SIZE` numbers).
+that order (`FLAT_SIZE` numbers). The `menu` observation is what the trained bot sees
+(`agents.slots`): the assisted actions' menu slot by slot (each slot's features), the
+balls and the game, and the slots the menu holds, so a policy can score the very slots
+its `assisted` action picks from (`MENU_FIELDS`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from piramida.agents.menu import shot_menu
+from piramida.agents.slots import BALL_FEATURES as SLOT_BALL_FEATURES
+from piramida.agents.slots import (
+    BALL_SIZE,
+    CONTEXT_FEATURES,
+    CONTEXT_SIZE,
+    SLOT_FEATURES,
+    SLOT_SIZE,
+    observe_slots,
+)
+from piramida.envs.actions import MENU
 from piramida.rules import ids
 from piramida.rules import state as st
 
@@ -47,15 +61,36 @@ FIELDS: tuple[tuple[str, tuple[int, ...], str], ...] = (
 FLAT_SIZE = sum(int(np.prod(shape)) for _, shape, _ in FIELDS)
 
 
+def _names(features: tuple[tuple[str, int], ...]) -> str:
+    return "; ".join(name if size == 1 else f"{name} ({size})" for name, size in features)
+
+
+# The `menu` observation (`agents.slots`): unbounded Boxes, since cuts, distances and
+# Classic scores leave [0, 1] (cut / 90 degrees reaches 2, a negative score goes below 0).
+MENU_FIELDS: tuple[tuple[str, tuple[int, ...], str], ...] = (
+    ("slots", (MENU.size, SLOT_SIZE), "per slot of the assisted actions' menu: " + _names(SLOT_FEATURES)),
+    ("balls", (N, BALL_SIZE), "per ball id: " + _names(SLOT_BALL_FEATURES)),
+    ("context", (CONTEXT_SIZE,), _names(CONTEXT_FEATURES)),
+    ("legal", (MENU.size,), "1 where the menu holds a shot in that slot (0 in a decision)"),
+)
+KINDS = ("flat", "dict", "menu")
+
+
 def observation_space(kind: str) -> gym.Space[Any]:
-    """The `flat` Box or the `Dict` of Boxes (all float32 in [0, 1])."""
+    """The `flat` Box, the `dict` of Boxes (all float32 in [0, 1]) or the `menu` Dict (float32)."""
     if kind == "flat":
         return gym.spaces.Box(0.0, 1.0, (FLAT_SIZE,), np.float32)
     if kind == "dict":
         return gym.spaces.Dict(
             {name: gym.spaces.Box(0.0, 1.0, shape, np.float32) for name, shape, _ in FIELDS}
         )
-    raise ValueError(f"observation: expected 'flat' or 'dict', got {kind!r}")
+    if kind == "menu":
+        spaces: dict[str, gym.Space[Any]] = {
+            name: gym.spaces.Box(-np.inf, np.inf, shape, np.float32) for name, shape, _ in MENU_FIELDS
+        }
+        spaces["legal"] = gym.spaces.Box(0.0, 1.0, (MENU.size,), np.float32)
+        return gym.spaces.Dict(spaces)
+    raise ValueError(f"observation: expected one of {', '.join(KINDS)}, got {kind!r:.40}")
 
 
 def _one_hot(index: Any, size: int) -> Any:
@@ -100,8 +135,24 @@ def observe_table(state: st.GameState, dims: st.Dims, shot_limit: int) -> dict[s
     }
 
 
-def observe(states: st.GameState, dims: st.Dims, shot_limit: int, kind: str) -> Any:
-    """A batch's observations (leading axis B): a (B, FLAT_SIZE) array or a dict of arrays."""
+def observe_menu(states: st.GameState, noise: Any, dims: st.Dims) -> dict[str, Any]:
+    """A batch's `menu` observations: the slot features of the assisted actions' menu (`agents.slots`)."""
+    view = observe_slots(states, shot_menu(states, MENU, dims=dims), noise, MENU, dims)
+    return {
+        "slots": view.slots,
+        "balls": view.balls,
+        "context": view.context,
+        "legal": view.legal.astype(jnp.float32),
+    }
+
+
+def observe(states: st.GameState, dims: st.Dims, shot_limit: Any, noise: Any, kind: str) -> Any:
+    """A batch's observations (leading axis B): a (B, FLAT_SIZE) array or a dict of arrays.
+
+    `noise` (the execution noise) is a feature of the `menu` observation only.
+    """
+    if kind == "menu":
+        return observe_menu(states, noise, dims)
     parts = jax.vmap(lambda s: observe_table(s, dims, shot_limit))(states)
     if kind == "dict":
         return parts

@@ -44,7 +44,7 @@ class ObservationOpponent:
                 "(fn maps a batch of observations to a batch of actions) before playing"
             )
         settings = self.settings
-        seen = core.observe_states(states, settings.shot_limit, settings.observation)
+        seen = core.observe_states(states, settings.shot_limit, settings.noise, settings.observation)
         policy: Any = self.policy
         on_device = getattr(policy, "on_device", False)  # it takes JAX arrays (DLPack to torch, or jax)
         observations = seen if on_device else jax.tree_util.tree_map(np.asarray, seen)

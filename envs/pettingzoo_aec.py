@@ -158,7 +158,9 @@ class PyramidAEC(render.TableRendering, AECEnv[str, Any, Any]):
         assert states is not None
         seats = jnp.asarray(np.arange(self.core.size) % 2, jnp.int32)
         settings = self.settings
-        seen = core.observe_states(states.replace(turn=seats), settings.shot_limit, settings.observation)
+        seen = core.observe_states(
+            states.replace(turn=seats), settings.shot_limit, settings.noise, settings.observation
+        )
         self._views = jax.tree_util.tree_map(np.asarray, seen)
         shared = {name: value[0] for name, value in self.core.info(outcome).items()}
         mover = AGENTS[int(shared["to_move"])]

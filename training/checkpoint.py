@@ -96,7 +96,7 @@ def new_meta(config: Any, steps: int, final: bool) -> dict[str, Any]:
         "algo": config.algo,
         "variant": config.variant,
         "action_mode": config.action_mode,
-        "observation": "flat",
+        "observation": config.observation(),
         "noise": config.noise,
         "shot_limit": config.shot_limit,
         "steps": steps,
@@ -196,7 +196,7 @@ def _checked_meta(path: Path, raw: bytes) -> dict[str, Any]:
         value = meta.get(name)
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
             raise CheckpointError(f"{path}: corrupt checkpoint ({META}: {name} is {shown(value)})")
-    if meta["algo"] not in ALGOS or meta["observation"] not in ("flat", "dict"):
+    if meta["algo"] not in ALGOS or meta["observation"] not in ("flat", "dict", "menu"):
         raise CheckpointError(f"{path}: corrupt checkpoint ({META}: algo {shown(meta['algo'])})")
     try:
         config = config_from_json(meta["config"], playing=True)

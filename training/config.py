@@ -30,10 +30,21 @@ from piramida.rules import ids
 from piramida.training import prior
 
 ALGOS = ("ppo", "sac", "maskable-ppo", "jax-ppo")
-JAX_OPPONENTS = ("random", "greedy")  # bots jax-ppo can play inside its jitted loop
+POLICIES = ("mlp", "slots", "trained")  # jax-ppo's networks; a policy file's path starts from that file
 DEVICES = ("cpu", "cuda", "auto")
 # Fields that make two runs the same run: a checkpoint resumes only a run that agrees on them.
-IDENTITY = ("algo", "variant", "action_mode", "tables", "noise", "opponent", "league", "seed", "shot_limit")
+IDENTITY = (
+    "algo",
+    "variant",
+    "action_mode",
+    "tables",
+    "noise",
+    "opponent",
+    "league",
+    "seed",
+    "shot_limit",
+    "policy",
+)
 # Per algorithm, what the run uses unless `[hyperparameters]` says otherwise.
 DEFAULT_HYPERPARAMETERS: dict[str, dict[str, Any]] = {
     "ppo": {"n_steps": 64, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4},
@@ -170,6 +181,14 @@ def opponent_name(value: Any, name: str) -> str:
     return value
 
 
+def policy_name(value: Any, name: str) -> str:
+    """jax-ppo's network: `mlp`, `slots` (a fresh slot scorer), `trained` or a policy file to start from."""
+    named = isinstance(value, str) and "\0" not in value and (value in POLICIES or value.endswith(".npz"))
+    if not named:
+        raise ConfigError(f"{name}: expected {', '.join(POLICIES)} or a policy .npz, got {shown(value)}")
+    return value
+
+
 def league_names(value: Any, name: str) -> tuple[str, ...]:
     """Opponents drawn in turn: comma-separated names, or a list of them; `self` or an opponent each."""
     if isinstance(value, str):
@@ -199,7 +218,10 @@ FIELDS: dict[str, Reader] = {
     "checkpoint_every": count(1, MAX_MOVES),
     "shot_limit": count(1),
     "assisted_prior": real(0, 1, open_high=True),
+    "policy": policy_name,
 }
+# Fields added after checkpoints were first written, with the value every older run used.
+ADDED = {"policy": "mlp"}
 
 
 @contextlib.contextmanager
@@ -217,7 +239,8 @@ class TrainConfig:
 
     Attributes:
       algo: `ppo`, `sac` (raw actions only), `maskable-ppo` (assisted actions only) or
-        `jax-ppo` (`training.jax_driver`: against `random` or `greedy`, no league).
+        `jax-ppo` (`training.jax_driver`: its opponents are bots, which play inside its jitted
+        loop).
       variant: `free`, `combined`, `dynamic` or `classic`.
       action_mode: `raw` or `assisted` (`envs.actions`).
       noise: execution-noise magnitude for both players (a level name is read as its magnitude).
@@ -234,6 +257,10 @@ class TrainConfig:
         `training.ppo.Hyper`'s fields), over the defaults; `HYPERPARAMETERS` lists them.
       assisted_prior: in the assisted action mode, the starting policy's probability of each
         correction head choosing no correction (`training.prior`); 0 starts uniform.
+      policy: jax-ppo's network: `mlp` (actor and critic MLPs on the flat observation),
+        `slots` (the trained bot's slot scorer, `agents.scorer`, fresh, on the `menu`
+        observation), `trained` (that scorer starting from the shipped policy) or a policy
+        `.npz` to start from (`training.slot_policy`).
 
     """
 
@@ -252,6 +279,7 @@ class TrainConfig:
     shot_limit: int = 200
     hyperparameters: dict[str, Any] = field(default_factory=dict)
     assisted_prior: float = prior.DEFAULT
+    policy: str = "mlp"
 
     def __post_init__(self) -> None:
         """Read every field, kept as read (a noise level as its magnitude); ConfigError names a bad one."""
@@ -266,6 +294,8 @@ class TrainConfig:
             raise ConfigError("algo: maskable-ppo masks discrete choices (--action-mode assisted)")
         if self.algo == "jax-ppo":
             self._check_jax()
+        elif self.policy != "mlp":
+            raise ConfigError("policy: the slot scorer trains with --algo jax-ppo only")
         elif self.algo != "sac" and self.round_moves() < 2:
             raise ConfigError(
                 f"hyperparameters.n_steps: a rollout of n_steps x tables = {self.round_moves()} move; "
@@ -273,19 +303,26 @@ class TrainConfig:
             )
 
     def _check_jax(self) -> None:
-        """jax-ppo's opponent plays inside the jitted loop: a JAX bot, never a league or a saved policy."""
-        if self.league:
-            raise ConfigError("league: jax-ppo has no league (its opponent plays inside the jitted loop)")
-        if self.opponent not in JAX_OPPONENTS:
-            raise ConfigError(
-                f"opponent: jax-ppo plays {' or '.join(JAX_OPPONENTS)} inside its jitted loop, "
-                f"got {shown(self.opponent)} (use --algo ppo or maskable-ppo for other opponents)"
-            )
+        """jax-ppo's opponents play inside the jitted loop: bots, never `self` or a saved policy."""
+        for name, members in (("opponent", [self.opponent]), ("league", list(self.league))):
+            for member in members:
+                if member.partition(":")[0] not in AGENTS:
+                    raise ConfigError(
+                        f"{name}: jax-ppo's opponents play inside its jitted loop, so they are bots "
+                        f"({', '.join(sorted(AGENTS))}); got {shown(member)} "
+                        "(use --algo ppo or maskable-ppo for saved policies and self-play)"
+                    )
+        if self.policy != "mlp" and self.action_mode != "assisted":
+            raise ConfigError("policy: the slot scorer picks menu slots (--action-mode assisted)")
         batch, moves = self.hyper()["batch_size"], self.round_moves()
         if moves % batch:
             raise ConfigError(
                 f"hyperparameters.batch_size: {batch} must divide a round's n_steps x tables = {moves} moves"
             )
+
+    def observation(self) -> str:
+        """The observation the network reads: `flat` for the MLPs, `menu` for the slot scorer."""
+        return "flat" if self.policy == "mlp" else "menu"
 
     def hyper(self) -> dict[str, Any]:
         """The algorithm's keyword arguments: the defaults, then `hyperparameters`."""
@@ -314,6 +351,8 @@ def read_config(values: Any, complete: bool) -> TrainConfig:
     unknown = [key for key in values if key not in NAMES]
     if unknown:
         raise ConfigError(f"unknown setting {shown(unknown[0])}; known: {', '.join(NAMES)}")
+    if complete:
+        values = ADDED | values  # a checkpoint written before the field existed
     missing = [name for name in NAMES if name not in values] if complete else []
     if missing:
         raise ConfigError(f"{missing[0]}: missing")

@@ -2,10 +2,14 @@
 
 Python only calls the round once per round, writes the figures (`callbacks.Figures`, the
 same TensorBoard tags as the SB3 driver, and `train/*` losses of the same names),
-checkpoints, and moves the progress bar; the rounds, the paths and resuming are
-`training.runs`'. Checkpoints are piramida's data-only zips (`training.checkpoint`): the
-runner (the parameters, the optimizer's state, the games and every PRNG key, one array per
-leaf, named by its path) and the metrics' windows. A run is a function of its seed:
+checkpoints, and moves the progress bar; the rounds, the paths, resuming and the league's
+draws are `training.runs`'. A league switches the round's program: one compiled round per
+member bot (`ppo.make_update`), drawn every `league_every` moves as the SB3 driver draws.
+A slot-scorer run (`--policy`) also writes its policy as a `trained` bot's
+`OUT/policy.npz` at every checkpoint (`slot_policy.export`). Checkpoints are piramida's
+data-only zips (`training.checkpoint`): the runner (the parameters, the optimizer's state,
+the games and every PRNG key, one array per leaf, named by its path) and the metrics'
+windows. A run is a function of its seed:
 resumed from any checkpoint it ends with the uninterrupted run's parameters.
 """
 
@@ -20,7 +24,7 @@ import jax
 from stable_baselines3.common.logger import configure
 
 from piramida.envs import functional
-from piramida.training import callbacks, checkpoint, ppo, runs
+from piramida.training import callbacks, checkpoint, ppo, runs, slot_policy
 from piramida.training.config import ConfigError, TrainConfig
 
 
@@ -50,7 +54,7 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
             steps = ck.meta["steps"]
         else:
             runner, steps = ppo.new_runner(config, settings, hyper), 0
-        update = ppo.make_update(settings.action_mode, config.opponent, hyper)
+        league_every = runs.round_up(config.league_every or rounds, rounds)
         numbers = functional.EnvParams.of(settings)
         out.mkdir(parents=True, exist_ok=True)
         logger = configure(str(out / "tensorboard"), ["tensorboard"])
@@ -59,6 +63,14 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
         start, steps_at_start = time.perf_counter(), steps
         with bar:
             while steps < total:
+                opponent = (
+                    runs.league_draw(config.league, config.seed, steps // league_every)[0]
+                    if config.league
+                    else config.opponent
+                )
+                update = ppo.make_update(
+                    settings.action_mode, ppo.opponent_bot(opponent, config.noise), hyper, config.policy
+                )
                 runner, rows, losses = update(runner, numbers)
                 rows = jax.device_get(rows)
                 for t in range(hyper.n_steps):
@@ -72,6 +84,9 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
                 bar.update(task, completed=steps, rate=rate)
                 if steps % every == 0 or steps == total:
                     save(runs.checkpoint_path(out, steps), runner, figures, config, steps, final=False)
+                    if config.policy != "mlp":
+                        elapsed = time.perf_counter() - start
+                        slot_policy.export(out / "policy.npz", runner.params, config, steps, elapsed)
         seconds = time.perf_counter() - start
         final = out / "final.zip"
         save(final, runner, figures, config, steps, final=True)

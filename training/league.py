@@ -16,13 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from piramida.envs import core
 from piramida.envs.opponents import ObservationOpponent
 from piramida.rules import state as st
 from piramida.rules.game import Move
-from piramida.training import players
+from piramida.training import players, runs
 from piramida.training.config import ConfigError
 
 SNAPSHOTS_KEPT = 4  # loaded `self` snapshots kept in memory
@@ -72,8 +70,7 @@ class League:
     def draw(self, round_: int) -> None:
         """The member for round `round_`, from a generator seeded by (seed, round)."""
         self.round = round_
-        rng = np.random.default_rng([self.seed, round_])
-        name = self.members[int(rng.integers(len(self.members)))]
+        name, rng = runs.league_draw(self.members, self.seed, round_)
         if name != "self":
             self.current, self.current_name = self._fixed[name], name
         elif self.pool:

@@ -66,6 +66,10 @@ def policy_function(path: str | Path) -> tuple[Callable[[Any], Any], dict[str, A
         return _foreign_policy(path), None
     ck = checkpoint.read(path)
     if ck.meta["algo"] == "jax-ppo":  # no SB3 model inside: its own arrays
+        if ck.meta["observation"] == "menu":
+            raise checkpoint.CheckpointError(
+                f"{path}: a slot-scorer run's checkpoint (--policy); its policy plays as the run's policy.npz"
+            )
         return saved_policy(ck), ck.meta
     config = config_from_json(ck.meta["config"], playing=True)
     model = bare_model(

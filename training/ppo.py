@@ -6,7 +6,10 @@ functional env (`envs.functional`: the learner's move, the bot's replies, same-s
 restarts), GAE, then `n_epochs` x minibatches of clipped PPO updates (`optax`: Adam after
 clipping the global gradient norm). As in SB3, advantages are normalised per minibatch,
 and a frame cut by the shot limit is bootstrapped from its last observation's value. The
-networks are `training.networks`; the run around the round is `training.jax_driver`.
+networks are `training.networks` (`mlp`, on the flat observation) or the trained bot's
+slot scorer (`training.slot_policy`, on the `menu` observation, `--policy`); the run
+around the round is `training.jax_driver`. The opponent is a bot playing inside the
+loop, one compiled round per bot (a league switches between them by round).
 """
 
 from __future__ import annotations
@@ -22,10 +25,10 @@ import jax.numpy as jnp
 import optax
 
 import piramida.physics  # noqa: F401 (float64, which the game states need)
+from piramida.agents import make_bot
 from piramida.envs import core, functional
-from piramida.training import networks
+from piramida.training import networks, runs, slot_policy
 from piramida.training.config import ConfigError, TrainConfig
-from piramida.training.runs import settings_of
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,7 @@ class Transition(NamedTuple):
     value: Any
     reward: Any  # with the truncation bootstrap
     done: Any
+    learned: Any  # the policy chose this move (the slot policy's decisions are the search's)
     figures: dict[str, Any]  # what `callbacks.Figures.add` counts
 
 
@@ -104,12 +108,32 @@ def optimizer(hyper: Hyper) -> optax.GradientTransformation:
     )
 
 
+@functools.lru_cache(maxsize=16)
+def opponent_bot(name: str, noise: float) -> functional.Opponent:
+    """The bot `name` as it plays inside the loop, planning for the run's `noise` (one object per name).
+
+    Built with concrete arrays even where first asked for inside a trace (a resumed run's
+    `jax.eval_shape` of `new_runner`): the cached bot outlives that trace.
+    """
+    with jax.ensure_compile_time_eval():
+        return make_bot(name, noise).act
+
+
+def first_opponent(config: TrainConfig) -> str:
+    """The bot of the run's first round: the opponent, or the league's first draw."""
+    return runs.league_draw(config.league, config.seed, 0)[0] if config.league else config.opponent
+
+
 def new_runner(config: TrainConfig, settings: core.Settings, hyper: Hyper) -> Runner:
-    """A run's start: fresh networks and optimizer, fresh frames (the bot's opening moves played)."""
+    """A run's start: fresh (or loaded) networks, a fresh optimizer, fresh frames (openings played)."""
     key_params, key_env, key = jax.random.split(jax.random.PRNGKey(config.seed), 3)
-    params = networks.init_params(key_params, settings.action_mode, hyper.net_arch, config.assisted_prior)
+    if config.policy == "mlp":
+        params = networks.init_params(key_params, settings.action_mode, hyper.net_arch, config.assisted_prior)
+    else:
+        params = slot_policy.init_params(config.policy, key_params)
     numbers = functional.EnvParams.of(settings)
-    env = functional.reset(jax.random.split(key_env, config.tables), numbers, config.opponent)
+    bot = opponent_bot(first_opponent(config), config.noise)
+    env = functional.reset(jax.random.split(key_env, config.tables), numbers, bot)
     return Runner(params, optimizer(hyper).init(params), env, key)
 
 
@@ -120,32 +144,49 @@ def _masks(env: functional.EnvState, mode: str) -> Any:
     return jnp.ones((env.moves.shape[0], 1), bool)
 
 
-@functools.lru_cache(maxsize=4)
-def make_update(mode: str, opponent: str, hyper: Hyper) -> Any:
+@functools.lru_cache(maxsize=8)
+def make_update(mode: str, opponent: functional.Opponent, hyper: Hyper, policy: str = "mlp") -> Any:
     """The jitted round: (runner, env numbers) -> (runner, figures rows (n_steps, B), mean losses).
 
-    One per action mode, bot and `Hyper`; the env's numbers (`functional.EnvParams`) are traced.
+    One per action mode, bot (`opponent_bot`), `Hyper` and network (`policy`: `mlp` or a
+    slot scorer); the env's numbers (`functional.EnvParams`) are traced.
     """
     tx = optimizer(hyper)
+    slots = policy != "mlp"
+    observation = "menu" if slots else "flat"
+    value_of = slot_policy.value if slots else networks.value
+
+    def act(params: Any, obs: Any, mask: Any, key: Any, env: functional.EnvState, numbers: Any) -> Any:
+        """(action, its log-probability, learned) of the network."""
+        if slots:
+            return slot_policy.sample(params, obs, mask, key, env.games, numbers.noise)
+        action, log_prob = networks.sample(params, obs, mask, key, mode)
+        return action, log_prob, jnp.ones(log_prob.shape, bool)
+
+    def log_prob_of(params: Any, obs: Any, mask: Any, action: Any) -> tuple[Any, Any]:
+        if slots:
+            return slot_policy.log_prob(params, obs, mask, action)
+        return networks.log_prob(params, obs, mask, action, mode)
 
     def rollout_step(carry: tuple[Any, ...], _: Any) -> tuple[tuple[Any, ...], Transition]:
         params, numbers, env, obs, key = carry
         key, key_act = jax.random.split(key)
         mask = _masks(env, mode)
-        action, log_prob = networks.sample(params, obs, mask, key_act, mode)
+        action, log_prob, learned = act(params, obs, mask, key_act, env, numbers)
         played = action if mode == "assisted" else jnp.clip(action, -1.0, 1.0)
         env, next_obs, reward, terminated, truncated, info = functional.step(
-            env, played, numbers, opponent, mode
+            env, played, numbers, opponent, mode, observation
         )
-        bootstrap = hyper.gamma * networks.value(params, info.final_obs) * truncated
+        bootstrap = hyper.gamma * value_of(params, info.final_obs) * truncated
         transition = Transition(
             obs=obs,
             mask=mask,
             action=action,
             log_prob=log_prob,
-            value=networks.value(params, obs),
+            value=value_of(params, obs),
             reward=reward.astype(jnp.float32) + bootstrap,
             done=terminated | truncated,
+            learned=learned,
             figures={
                 "rewards": reward,
                 "dones": terminated | truncated,
@@ -171,21 +212,22 @@ def make_update(mode: str, opponent: str, hyper: Hyper) -> Any:
 
     def loss(params: Any, batch: tuple[Any, ...]) -> tuple[Any, dict[str, Any]]:
         t, advantage, returns = batch
-        log_prob, entropy = networks.log_prob(params, t.obs, t.mask, t.action, mode)
+        log_prob, entropy = log_prob_of(params, t.obs, t.mask, t.action)
         advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
-        ratio = jnp.exp(log_prob - t.log_prob)
+        weight = t.learned.astype(jnp.float32) / jnp.maximum(jnp.sum(t.learned), 1)  # moves the policy chose
+        ratio = jnp.where(t.learned, jnp.exp(log_prob - t.log_prob), 1.0)
         clipped = jnp.clip(ratio, 1.0 - hyper.clip_range, 1.0 + hyper.clip_range)
-        policy_loss = -jnp.minimum(advantage * ratio, advantage * clipped).mean()
-        value_loss = jnp.mean((returns - networks.value(params, t.obs)) ** 2)
-        entropy_loss = -entropy.mean()
+        policy_loss = -jnp.sum(weight * jnp.minimum(advantage * ratio, advantage * clipped))
+        value_loss = jnp.mean((returns - value_of(params, t.obs)) ** 2)
+        entropy_loss = -jnp.sum(weight * entropy)
         total = policy_loss + hyper.ent_coef * entropy_loss + hyper.vf_coef * value_loss
         stats = {
             "loss": total,
             "policy_gradient_loss": policy_loss,
             "value_loss": value_loss,
             "entropy_loss": entropy_loss,
-            "approx_kl": jnp.mean((ratio - 1.0) - (log_prob - t.log_prob)),
-            "clip_fraction": jnp.mean(jnp.abs(ratio - 1.0) > hyper.clip_range),
+            "approx_kl": jnp.sum(weight * ((ratio - 1.0) - jnp.log(ratio))),
+            "clip_fraction": jnp.sum(weight * (jnp.abs(ratio - 1.0) > hyper.clip_range)),
         }
         return total, stats
 
@@ -211,11 +253,11 @@ def make_update(mode: str, opponent: str, hyper: Hyper) -> Any:
         runner: Runner, numbers: functional.EnvParams
     ) -> tuple[Runner, dict[str, Any], dict[str, Any]]:
         key_rollout, key_epochs, key = jax.random.split(runner.key, 3)
-        obs = functional.observe(runner.env.games, numbers)
+        obs = functional.observe(runner.env.games, numbers, observation)
         (_, _, env, obs, _), traj = jax.lax.scan(
             rollout_step, (runner.params, numbers, runner.env, obs, key_rollout), None, hyper.n_steps
         )
-        advantage = advantages(traj, networks.value(runner.params, obs))
+        advantage = advantages(traj, value_of(runner.params, obs))
         returns = advantage + traj.value
         flat = jax.tree_util.tree_map(
             lambda x: x.reshape(-1, *x.shape[2:]), (traj._replace(figures={}), advantage, returns)
@@ -233,10 +275,12 @@ def make_update(mode: str, opponent: str, hyper: Hyper) -> Any:
 
 def time_rounds(config: TrainConfig, rounds: int) -> tuple[float, float]:
     """Seconds of a run's first round (the reset and the compile) and of `rounds` more (benchmarks)."""
-    hyper, settings = Hyper.of(config), settings_of(config)
+    hyper, settings = Hyper.of(config), runs.settings_of(config)
     started = time.perf_counter()
     runner = new_runner(config, settings, hyper)
-    update = make_update(settings.action_mode, config.opponent, hyper)
+    update = make_update(
+        settings.action_mode, opponent_bot(config.opponent, config.noise), hyper, config.policy
+    )
     numbers = functional.EnvParams.of(settings)
     runner = jax.block_until_ready(update(runner, numbers))[0]
     first = time.perf_counter() - started

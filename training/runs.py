@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import numpy as np
+
 from piramida.envs import core
 from piramida.training import checkpoint
 from piramida.training.config import IDENTITY, ConfigError, TrainConfig
@@ -41,6 +43,15 @@ class Result:
 def round_up(value: int, unit: int) -> int:
     """`value` rounded up to a multiple of `unit` (at least one `unit`)."""
     return max(unit, -(-value // unit) * unit)
+
+
+def league_draw(members: tuple[str, ...], seed: int, round_: int) -> tuple[str, np.random.Generator]:
+    """Round `round_`'s league member, drawn by a generator seeded by (seed, round); and the generator.
+
+    The draws depend on nothing but the round, so a resumed run draws what an uninterrupted one does.
+    """
+    rng = np.random.default_rng([seed, round_])
+    return members[int(rng.integers(len(members)))], rng
 
 
 def checkpoint_path(out: Path, steps: int) -> Path:
@@ -85,5 +96,9 @@ def restore_metrics(ck: checkpoint.Checkpoint, metrics: Restorable) -> None:
 def settings_of(config: TrainConfig) -> core.Settings:
     """The env's settings for a run."""
     return core.settings_from(
-        config.variant, action_mode=config.action_mode, noise=config.noise, shot_limit=config.shot_limit
+        config.variant,
+        action_mode=config.action_mode,
+        observation=config.observation(),
+        noise=config.noise,
+        shot_limit=config.shot_limit,
     )

@@ -20,6 +20,8 @@ from flax import traverse_util
 
 from piramida.agents import TrainedAgent, make_agent, make_bot
 from piramida.agents import scorer as sc
+from piramida.agents.menu import shot_menu
+from piramida.agents.slots import observe_slots
 from piramida.agents.trained import SHIPPED, trained_moves
 from piramida.envs import core
 from piramida.rules import ids
@@ -105,6 +107,31 @@ def test_the_checked_level_plays_one_of_the_networks_best_slots() -> None:
     assert all(jax.tree_util.tree_leaves(jax.tree_util.tree_map(np.array_equal, first, again)))
     with pytest.raises(ValueError, match="trained: unknown level 'deep'; choose from"):
         TrainedAgent(level="deep")
+
+
+def test_the_quick_level_checks_the_networks_best_slots_at_two_aim_errors_without_draws() -> None:
+    # The quick level values its finalists by the search's stage 1 (the intended line +-1 aim
+    # sigma, no random draws): its move is one of the network's 6 best slots, and the key
+    # (the noise draws) changes nothing.
+    keys = jax.random.split(jax.random.PRNGKey(4), B)
+    states = st.new_games(jnp.arange(B) % 4, keys, jnp.zeros(B, jnp.int32))
+    greedy = make_bot("greedy", 0.15)
+    for _ in range(3):  # past the break
+        live = states.phase != st.OVER
+        states, _, keys = core.play_masked(states, greedy.act(states, keys), keys, live, 0.15)
+    agent = TrainedAgent(level="quick", noise_level=0.15)
+    assert agent.lookahead is not None and (agent.lookahead.finalists, agent.lookahead.samples) == (6, 0)
+    first = agent.act(states, keys)
+    other = agent.act(states, jax.random.split(jax.random.PRNGKey(9), B))
+    assert all(jax.tree_util.tree_leaves(jax.tree_util.tree_map(np.array_equal, first, other)))
+    family = shot_menu(states, agent.menu, dims=st.DEFAULT_DIMS)
+    logits, _, _ = sc.score(agent.params, agent.width, observe_slots(states, family, 0.15, agent.menu))
+    best = np.argsort(-np.asarray(logits), axis=1)[:, :6]
+    shooting = np.asarray(family.valid).any(axis=1) & (np.asarray(states.phase) <= st.IN_HAND)
+    assert shooting.sum() >= B // 2
+    for t in np.flatnonzero(shooting):
+        slots = [s for s in best[t] if float(family.moves.phi[t, s]) == float(first.phi[t])]
+        assert any(float(family.moves.speed[t, s]) == float(first.speed[t]) for s in slots), t
 
 
 def test_the_gym_env_takes_trained_as_its_opponent() -> None:

@@ -51,6 +51,38 @@ def test_check_env_passes_in_assisted_mode_with_dict_observations(env_id: str) -
     assert env.action_masks().shape == (sum(act.ASSISTED_NVEC),)
 
 
+def test_the_menu_observation_is_the_trained_bots_view_of_the_slots_the_actions_pick() -> None:
+    """Issue 23, item 2: per slot of the assisted actions' menu, the features a policy scores."""
+    from piramida.agents.menu import shot_menu
+    from piramida.agents.slots import SLOT_SIZE, observe_slots
+    from piramida.rules import state as st
+
+    env = gym.make(
+        "piramida/FreePyramid-v0", action_mode="assisted", observation="menu", noise="pro"
+    ).unwrapped
+    obs, _ = env.reset(seed=4)
+    for _ in range(6):
+        assert env.observation_space.contains(obs)
+        assert obs["slots"].shape == (act.K, SLOT_SIZE) and obs["legal"].shape == (act.K,)
+        states = env.core.states
+        one = jax_take_first(states)
+        view = observe_slots(one, shot_menu(one, act.MENU, dims=st.DEFAULT_DIMS), LEVELS["pro"], act.MENU)
+        np.testing.assert_allclose(obs["slots"], np.asarray(view.slots[0]), rtol=1e-6, atol=1e-6)
+        np.testing.assert_array_equal(obs["legal"] > 0.5, np.asarray(view.legal[0]))
+        if int(states.phase[0]) in (st.NORMAL, st.IN_HAND) and obs["legal"].any():
+            # The slots the menu holds are the slots the action mask allows.
+            np.testing.assert_array_equal(env.action_masks()[: act.K], obs["legal"] > 0.5)
+        slot = int(np.flatnonzero(env.action_masks()[: act.K])[0])
+        obs, *_ = env.step(np.array([slot, 10, 4, 2, 2]))
+
+
+def jax_take_first(states: object) -> object:
+    """Table 0 of a padded batch of states, as a batch of one."""
+    import jax
+
+    return jax.tree_util.tree_map(lambda x: x[:1], states)
+
+
 def test_the_same_seed_gives_the_same_game_and_another_seed_another() -> None:
     env = gym.make("piramida/CombinedPyramid-v0", opponent="greedy", noise="pro")
     first, again = _play(env, 11, 6), _play(env, 11, 6)

@@ -198,7 +198,7 @@ def test_pettingzoo_agents_see_their_own_side_and_share_zero_sum_rewards() -> No
     assert env.observe(mover)[I_BROKE] == 1.0 and env.observe(other)[I_BROKE] == 0.0
     # The mover's observation is the Gymnasium envs' encoding of the table.
     assert env.core.states is not None
-    gym_view = core.observe_states(env.core.states, env.settings.shot_limit, "flat")
+    gym_view = core.observe_states(env.core.states, env.settings.shot_limit, env.settings.noise, "flat")
     np.testing.assert_array_equal(env.observe(mover), np.asarray(gym_view)[0])
     assert "player" in env.render()
 

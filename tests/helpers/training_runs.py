@@ -15,6 +15,22 @@ from piramida.cli.main import main
 from piramida.training import checkpoint
 
 
+def tiny_jax_ppo(settings: str = "", hyperparameters: str = "") -> str:
+    """A tiny jax-ppo run's TOML: 8 tables, rounds of 4 moves per table, frames cut after 4 moves."""
+    return f"""
+algo = "jax-ppo"
+action-mode = "assisted"
+tables = 8
+shot-limit = 4
+{settings}
+[hyperparameters]
+n_steps = 4
+batch_size = 16
+n_epochs = 2
+{hyperparameters}
+"""
+
+
 def config_file(tmp_path_factory: pytest.TempPathFactory, text: str) -> Path:
     """A TOML config holding `text` (shared with the jax-ppo tests)."""
     path = tmp_path_factory.mktemp("config") / "tiny.toml"

@@ -13,7 +13,7 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
-from helpers.training_runs import damaged_copy, logged, resume_error, run_fixtures, train
+from helpers.training_runs import damaged_copy, logged, resume_error, run_fixtures, tiny_jax_ppo, train
 
 from piramida.training import checkpoint, jax_driver, networks, policies, prior
 from piramida.training.players import load_policy
@@ -21,16 +21,7 @@ from piramida.training.players import load_policy
 # Its module-scoped fixtures are costly: one worker runs the whole module (`--dist loadgroup`).
 pytestmark = [pytest.mark.xdist_group("test_train_jax"), pytest.mark.slow]
 
-TINY = """
-algo = "jax-ppo"
-action-mode = "assisted"
-tables = 8
-shot-limit = 4
-[hyperparameters]
-n_steps = 4
-batch_size = 16
-n_epochs = 2
-"""
+TINY = tiny_jax_ppo()
 ROUND = 8 * 4  # learner moves in one round
 config, whole = run_fixtures(TINY, ROUND)
 
@@ -118,8 +109,10 @@ def test_foreign_and_corrupt_checkpoints_are_refused(
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--opponent", "search"], "--opponent: jax-ppo plays random or greedy inside its jitted loop"),
-        (["--league", "random,greedy"], "--league: jax-ppo has no league"),
+        (["--opponent", __file__], "--opponent: jax-ppo's opponents play inside its jitted loop"),
+        (["--league", "random,self"], "--league: jax-ppo's opponents play inside its jitted loop"),
+        (["--action-mode", "raw", "--policy", "slots"], "--policy: the slot scorer picks menu slots"),
+        (["--policy", "other.zip"], "--policy: expected mlp, slots, trained or a policy .npz"),
         (["--device", "cuda"], "--device: cuda asked for, but JAX has no gpu backend"),
     ],
 )
@@ -147,5 +140,5 @@ def test_the_saved_policy_plays_legal_slots_through_the_encoding(whole: Path) ->
     moves = agent.act(states, jax.random.split(jax.random.PRNGKey(0), 8))
     assert moves.ball.shape == (8,)
     masks = np.asarray(core.legal_masks(states))
-    slots = opponent.policy(np.asarray(core.observe_states(states, 4, "flat")), masks)[:, 0]
+    slots = opponent.policy(np.asarray(core.observe_states(states, 4, 0.0, "flat")), masks)[:, 0]
     assert masks[np.arange(8), slots].all()  # the argmax is over legal slots only
