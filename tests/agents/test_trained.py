@@ -88,16 +88,22 @@ def test_the_games_reach_every_phase_and_classic_calls(games: list) -> None:
     assert calls.size > 0 and np.all(calls != ids.NO_BALL)  # CLS-5.2: every Classic shot is called
 
 
+def _past_the_break(seed: int) -> tuple[st.GameState, jax.Array]:
+    """B tables (every variant) after greedy's first three moves, and their keys."""
+    keys = jax.random.split(jax.random.PRNGKey(seed), B)
+    states = st.new_games(jnp.arange(B) % 4, keys, jnp.zeros(B, jnp.int32))
+    greedy = make_bot("greedy", 0.15)
+    for _ in range(3):
+        live = states.phase != st.OVER
+        states, _, keys = core.play_masked(states, greedy.act(states, keys), keys, live, 0.15)
+    return states, keys
+
+
 def test_the_checked_level_plays_one_of_the_networks_best_slots() -> None:
     # With one finalist the check has nothing to choose: the network's own slot. With the
     # level's 6, the noise draws (the key) choose among them, the same for the same key.
     # B tables, as in `games`: the same compiled programs.
-    keys = jax.random.split(jax.random.PRNGKey(2), B)
-    states = st.new_games(jnp.arange(B) % 4, keys, jnp.zeros(B, jnp.int32))
-    greedy = make_bot("greedy", 0.15)
-    for _ in range(3):  # past the break
-        live = states.phase != st.OVER
-        states, _, keys = core.play_masked(states, greedy.act(states, keys), keys, live, 0.15)
+    states, keys = _past_the_break(2)
     agent = TrainedAgent(level="checked", noise_level=0.15)
     network = trained_moves(agent.params, states, keys, agent.magnitude, agent.width, agent.menu, None)
     one = replace(agent.lookahead, finalists=1, samples=1)
@@ -113,12 +119,7 @@ def test_the_quick_level_checks_the_networks_best_slots_at_two_aim_errors_withou
     # The quick level values its finalists by the search's stage 1 (the intended line +-1 aim
     # sigma, no random draws): its move is one of the network's 6 best slots, and the key
     # (the noise draws) changes nothing.
-    keys = jax.random.split(jax.random.PRNGKey(4), B)
-    states = st.new_games(jnp.arange(B) % 4, keys, jnp.zeros(B, jnp.int32))
-    greedy = make_bot("greedy", 0.15)
-    for _ in range(3):  # past the break
-        live = states.phase != st.OVER
-        states, _, keys = core.play_masked(states, greedy.act(states, keys), keys, live, 0.15)
+    states, keys = _past_the_break(4)
     agent = TrainedAgent(level="quick", noise_level=0.15)
     assert agent.lookahead is not None and (agent.lookahead.finalists, agent.lookahead.samples) == (6, 0)
     first = agent.act(states, keys)
