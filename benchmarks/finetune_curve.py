@@ -5,7 +5,8 @@ Every `--every`-th checkpoint's network (and the start, the run's `--policy`) pl
 on the same frames (`evaluation.arena.head_to_head`, seed 0, racks jittered as in
 `piramida eval`), so the curve shows the network's change, not the frames' luck:
 
-    python benchmarks/finetune_curve.py RUN [--every 4] [--games 200] [--variant free] [--json out.json]
+    python benchmarks/finetune_curve.py RUN [--every 4] [--games 200] [--variant free]
+                                        [--json out.json] [--png out.png]
 """
 
 from __future__ import annotations
@@ -26,6 +27,30 @@ from piramida.training.config import config_from_json
 CAP, STUCK = 400, 10  # `piramida eval`'s defaults
 
 
+def plot(rows: list[dict[str, float]], path: Path, variant: str) -> None:
+    """The win rate by learner moves, with the 95 % intervals as a band."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    moves = [row["moves"] for row in rows]
+    rates = [row["wins"] / (row["wins"] + row["losses"]) for row in rows]
+    figure, axes = plt.subplots(figsize=(6, 3.5))
+    axes.fill_between(moves, [row["low"] for row in rows], [row["high"] for row in rows], alpha=0.25)
+    axes.plot(moves, rates, marker="o")
+    axes.axhline(0.75, linestyle="--", color="grey", linewidth=1)
+    axes.set(
+        xlabel="learner moves",
+        ylabel="win rate against greedy",
+        ylim=(0, 1),
+        title=f"jax-ppo fine-tuning: the network alone, {variant}, 95 % intervals",
+    )
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
 def main() -> None:
     """Play each chosen checkpoint's policy against greedy; print a table, optionally write JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -34,6 +59,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--variant", default="free", choices=ids.VARIANT_NAMES)
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--png", type=Path, help="draw the curve here, with its 95 % intervals")
     args = parser.parse_args()
     paths = sorted((args.run / "checkpoints").glob("step-*.zip"))
     chosen = paths[args.every - 1 :: args.every]
@@ -76,6 +102,8 @@ def main() -> None:
                 f"({100 * result['win_rate']:.1f} %, 95 % {100 * low:.0f}-{100 * high:.0f} %)",
                 flush=True,
             )
+    if args.png:
+        plot(rows, args.png, args.variant)
     if args.json:
         write_atomic(
             args.json, json.dumps({"run": str(args.run), "variant": args.variant, "rows": rows}, indent=2)
