@@ -9,8 +9,9 @@ kernel, and the best mean value wins. That is the search bot with the network ra
 its menu instead of stage 1's simulation of every slot, so the simulations go to a few
 good candidates. The `quick` level values the same finalists as the search's stage 1
 values a slot (`search.stage_one_values`: the intended line +-1 aim sigma, no random
-draws), a quarter of the simulations. Decisions (G6, G12.2, DYN-7, the penalty and exchange balls) are the
-search's at both levels: the closed-form value of each allowed choice, no simulation.
+draws), a quarter of the simulations. Decisions (G6, G12.2, DYN-7, the penalty and
+exchange balls) are the search's at every level: the closed-form value of each allowed
+choice, no simulation.
 
 The policy shipped with piramida (`agents/data/trained.npz` and its `.json`, arrays and
 JSON, no pickle) is the default; the JSON says how it was made (command, seed, data set,

@@ -189,6 +189,11 @@ def policy_name(value: Any, name: str) -> str:
     return value
 
 
+def observation_of(policy: str) -> str:
+    """The observation a `policy` network reads: `flat` for the MLPs, `menu` for the slot scorer."""
+    return "flat" if policy == "mlp" else "menu"
+
+
 def league_names(value: Any, name: str) -> tuple[str, ...]:
     """Opponents drawn in turn: comma-separated names, or a list of them; `self` or an opponent each."""
     if isinstance(value, str):
@@ -321,8 +326,8 @@ class TrainConfig:
             )
 
     def observation(self) -> str:
-        """The observation the network reads: `flat` for the MLPs, `menu` for the slot scorer."""
-        return "flat" if self.policy == "mlp" else "menu"
+        """The observation the run's network reads (`observation_of`)."""
+        return observation_of(self.policy)
 
     def hyper(self) -> dict[str, Any]:
         """The algorithm's keyword arguments: the defaults, then `hyperparameters`."""

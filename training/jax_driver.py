@@ -9,8 +9,8 @@ A slot-scorer run (`--policy`) also writes its policy as a `trained` bot's
 `OUT/policy.npz` at every checkpoint (`slot_policy.export`). Checkpoints are piramida's
 data-only zips (`training.checkpoint`): the runner (the parameters, the optimizer's state,
 the games and every PRNG key, one array per leaf, named by its path) and the metrics'
-windows. A run is a function of its seed:
-resumed from any checkpoint it ends with the uninterrupted run's parameters.
+windows. A run is a function of its seed: resumed from any checkpoint it ends with the
+uninterrupted run's parameters.
 """
 
 from __future__ import annotations
@@ -54,7 +54,6 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
             steps = ck.meta["steps"]
         else:
             runner, steps = ppo.new_runner(config, settings, hyper), 0
-        league_every = runs.round_up(config.league_every or rounds, rounds)
         numbers = functional.EnvParams.of(settings)
         out.mkdir(parents=True, exist_ok=True)
         logger = configure(str(out / "tensorboard"), ["tensorboard"])
@@ -63,14 +62,8 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
         start, steps_at_start = time.perf_counter(), steps
         with bar:
             while steps < total:
-                opponent = (
-                    runs.league_draw(config.league, config.seed, steps // league_every)[0]
-                    if config.league
-                    else config.opponent
-                )
-                update = ppo.make_update(
-                    settings.action_mode, ppo.opponent_bot(opponent, config.noise), hyper, config.policy
-                )
+                bot = ppo.opponent_bot(ppo.opponent_of(config, steps), config.noise)
+                update = ppo.make_update(settings.action_mode, bot, hyper, config.policy)
                 runner, rows, losses = update(runner, numbers)
                 rows = jax.device_get(rows)
                 for t in range(hyper.n_steps):

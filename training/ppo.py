@@ -28,7 +28,7 @@ import piramida.physics  # noqa: F401 (float64, which the game states need)
 from piramida.agents import make_bot
 from piramida.envs import core, functional
 from piramida.training import networks, runs, slot_policy
-from piramida.training.config import ConfigError, TrainConfig
+from piramida.training.config import ConfigError, TrainConfig, observation_of
 
 
 @dataclass(frozen=True)
@@ -119,9 +119,14 @@ def opponent_bot(name: str, noise: float) -> functional.Opponent:
         return make_bot(name, noise).act
 
 
-def first_opponent(config: TrainConfig) -> str:
-    """The bot of the run's first round: the opponent, or the league's first draw."""
-    return runs.league_draw(config.league, config.seed, 0)[0] if config.league else config.opponent
+def opponent_of(config: TrainConfig, steps: int) -> str:
+    """The bot of the round starting after `steps` learner moves: the opponent, or the league's draw."""
+    if not config.league:
+        return config.opponent
+    rounds = config.round_moves()
+    return runs.league_draw(
+        config.league, config.seed, steps // runs.round_up(config.league_every or rounds, rounds)
+    )[0]
 
 
 def new_runner(config: TrainConfig, settings: core.Settings, hyper: Hyper) -> Runner:
@@ -132,7 +137,7 @@ def new_runner(config: TrainConfig, settings: core.Settings, hyper: Hyper) -> Ru
     else:
         params = slot_policy.init_params(config.policy, key_params)
     numbers = functional.EnvParams.of(settings)
-    bot = opponent_bot(first_opponent(config), config.noise)
+    bot = opponent_bot(opponent_of(config, 0), config.noise)
     env = functional.reset(jax.random.split(key_env, config.tables), numbers, bot)
     return Runner(params, optimizer(hyper).init(params), env, key)
 
@@ -153,7 +158,7 @@ def make_update(mode: str, opponent: functional.Opponent, hyper: Hyper, policy: 
     """
     tx = optimizer(hyper)
     slots = policy != "mlp"
-    observation = "menu" if slots else "flat"
+    observation = observation_of(policy)
     value_of = slot_policy.value if slots else networks.value
 
     def act(params: Any, obs: Any, mask: Any, key: Any, env: functional.EnvState, numbers: Any) -> Any:

@@ -31,10 +31,10 @@ from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.training.config import ConfigError, TrainConfig
 from piramida.training.expert import machine
+from piramida.training.networks import MASKED
 from piramida.training.prior import NEUTRAL
 
 FRESH_WIDTH = 128  # a fresh scorer's width (the shipped policy's)
-MASKED = -1e9  # the logit of a slot the env does not allow
 
 
 def init_params(policy: str, key: Any) -> Any:

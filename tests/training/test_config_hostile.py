@@ -321,6 +321,15 @@ def test_a_mangled_metadata_config_is_refused_naming_the_field(value: Any, messa
     assert str(error.value).startswith(message)
 
 
+def test_a_checkpoint_from_before_the_policy_field_reads_as_the_mlp_it_trained() -> None:
+    older = {k: v for k, v in GOOD.items() if k != "policy"}
+    assert config_from_json(older, playing=True).policy == "mlp"
+    tuned = GOOD | {"algo": "jax-ppo", "action_mode": "assisted", "policy": "trained"}
+    assert config_from_json(tuned, playing=True).policy == "trained"
+    with pytest.raises(ConfigError, match=r"^seed: missing"):  # only fields added later may be left out
+        config_from_json({k: v for k, v in older.items() if k != "seed"}, playing=True)
+
+
 def test_a_played_checkpoint_need_not_have_its_opponents_any_more(tmp_path: Path) -> None:
     saved = GOOD | {"opponent": str(tmp_path / "gone.zip")}
     assert config_from_json(saved, playing=True).opponent == saved["opponent"]
