@@ -41,12 +41,13 @@ from piramida.agents.candidates import (
     aim,
     candidates,
     fixed_own,
+    near_segment,
     pocket_mouths,
     pocket_room,
-    segment_distance,
     shot_pairs,
     unit,
 )
+from piramida.agents.ranking import top_k
 from piramida.physics.kernel import contact_distance
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
 from piramida.physics.table import Table, preset
@@ -117,7 +118,7 @@ def _phi(heading: Any) -> Any:
 
 def _top(score: Any, k: int) -> tuple[Any, Any]:
     """The `k` best of a flattened score: (valid (k,), flat indices (k,))."""
-    best, index = jax.lax.top_k(score.ravel(), k)
+    best, index = top_k(score.ravel(), k)
     return jnp.isfinite(best), index
 
 
@@ -148,9 +149,8 @@ def _bounce_ok(a: Any, b_mirrored: Any, axis: Any, coord: Any, mouth_aim: Any) -
 
 def _blocked(pos: Any, on: Any, a: Any, b: Any, mover: Any, R: float) -> Any:
     """Another ball's centre within 2R of the segment a-b (ball `mover` aside); a, b (..., 2)."""
-    gaps = segment_distance(pos, a[..., None, :], b[..., None, :])
     others = on & (jnp.arange(N) != mover[..., None])
-    return jnp.any(others & (gaps < 2.0 * R), axis=-1)
+    return jnp.any(others & near_segment(pos, a[..., None, :], b[..., None, :], 2.0 * R), axis=-1)
 
 
 @jax.tree_util.register_dataclass
@@ -209,7 +209,7 @@ def _geometry(
         region, pos, on, dims.width, dims.length, dims.R, grid=placement.COARSE_GRID
     )
     own_xy = jnp.where((placing & (balls == fixed_own(state)))[:, None], place, pos)
-    gaps = segment_distance(pos, own_xy[:, None, None, :], pos[None, :, None, :])  # (O, T, 16)
+    near = near_segment(pos, own_xy[:, None, None, :], pos[None, :, None, :], 2.0 * dims.R)  # (O, T, 16)
     thirds = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])
     noses, nose_radius, mouth_aim = pocket_mouths(table)
     rail_axis, rail_coord = _rails(table, params, models)
@@ -217,7 +217,7 @@ def _geometry(
         state=state,
         own_xy=own_xy,
         pair_ok=shot_pairs(state, dims),
-        own_clear=~jnp.any(thirds & (gaps < 2.0 * dims.R), axis=-1),
+        own_clear=~jnp.any(thirds & near, axis=-1),
         noses=noses,
         nose_radius=nose_radius,
         mouth_aim=mouth_aim,
@@ -398,9 +398,9 @@ def safety_costs(state: st.GameState, dims: st.Dims = st.DEFAULT_DIMS) -> tuple[
     place = placement.default_placement(region, pos, on, W, L, R, grid=placement.COARSE_GRID)
     own_xy = jnp.where((placing & (balls == fixed_own(state)))[:, None], place, pos)
     # Another ball within 2R of the own ball's path blocks it (the pair's own balls excluded).
-    gaps = segment_distance(pos, own_xy[:, None, None, :], pos[None, :, None, :])  # (O, T, 16)
+    near = near_segment(pos, own_xy[:, None, None, :], pos[None, :, None, :], 2.0 * R)  # (O, T, 16)
     others = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])
-    blocked = jnp.any(others & (gaps < 2.0 * R), axis=-1)
+    blocked = jnp.any(others & near, axis=-1)
     cost = jnp.linalg.norm(pos[None] - own_xy[:, None], axis=-1) + jnp.where(blocked, BLOCKED_COST, 0.0)
     return place, own_xy, jnp.where(shot_pairs(state, dims), cost, jnp.inf)
 

@@ -30,11 +30,11 @@ import numpy as np
 from piramida.agents.candidates import (
     MAX_CUT_DEG,
     N,
+    near_segment,
     object_balls,
     own_balls,
     pocket_mouths,
     pocket_room,
-    segment_distance,
     unit,
 )
 from piramida.physics.kernel import contact_distance
@@ -110,13 +110,13 @@ def pot_geometry(
     noses, nose_radius, mouth_aim = pocket_mouths(table)
     reach = contact_distance(table, params, models)
     to_target, to_pocket = unit(mouth_aim[None] - pos[:, None])  # (T, P, 2), (T, P)
-    gaps = segment_distance(pos[None, None], pos[:, None, None], mouth_aim[None, :, None])  # (T, P, 16)
+    kiss = near_segment(pos[None, None], pos[:, None, None], mouth_aim[None, :, None], 2.0 * R)  # (T, P, 16)
     return PotGeometry(
         ghost=pos[:, None] - 2.0 * R * to_target,
         to_target=to_target,
         to_pocket=to_pocket,
         room=pocket_room(to_target, noses, nose_radius, reach),
-        clear=~jnp.any(on & (balls != balls[:, None, None]) & (gaps < 2.0 * R), axis=-1),
+        clear=~jnp.any(on & (balls != balls[:, None, None]) & kiss, axis=-1),
     )
 
 
@@ -130,11 +130,21 @@ def aim_sigma(
     return sigma_per_magnitude(table, params, models) * jnp.maximum(magnitude, PLAN_SIGMA_MAGNITUDE)
 
 
-def chance_of(geometry: PotGeometry, cut_cos: Any, travel: Any, sigma: Any, R: float) -> Any:
-    """The chance a direct pot goes in, from the own ball's cut and travel (shapes (..., 16, 6))."""
+def _tolerance_of(geometry: PotGeometry, cut_cos: Any, travel: Any, R: float) -> Any:
+    """The aim error a direct pot forgives, 0 where it is not on (shapes (..., 16, 6))."""
     tol = tolerance(geometry.room, geometry.to_pocket, cut_cos, travel, R)
     ok = geometry.clear & (geometry.room > 0.0) & (cut_cos > np.cos(np.radians(MAX_CUT_DEG)))
-    return jnp.where(ok, jax.scipy.special.erf(tol / (np.sqrt(2.0) * sigma)), 0.0)
+    return jnp.where(ok, tol, 0.0)
+
+
+def _chance(tol: Any, sigma: Any) -> Any:
+    """The chance that a Gaussian aim error of `sigma` stays within `tol` (0 for 0)."""
+    return jax.scipy.special.erf(tol / (np.sqrt(2.0) * sigma))
+
+
+def chance_of(geometry: PotGeometry, cut_cos: Any, travel: Any, sigma: Any, R: float) -> Any:
+    """The chance a direct pot goes in, from the own ball's cut and travel (shapes (..., 16, 6))."""
+    return _chance(_tolerance_of(geometry, cut_cos, travel, R), sigma)
 
 
 def pot_chance_table(
@@ -153,16 +163,33 @@ def pot_chance_table(
     `HAND_TRAVEL` from the ghost. Zero where the pot is not on, and in the BREAK phase
     (nobody's advantage there). `geometry` is `pot_geometry`'s, for a caller that has it.
     """
+    tol = _tolerance_table(state, table, dims, params, models, geometry)
+    return _chance(tol, aim_sigma(magnitude, table, params, models))
+
+
+def _tolerance_table(
+    state: st.GameState,
+    table: Table,
+    dims: st.Dims,
+    params: PhysicsParams,
+    models: Models,
+    geometry: PotGeometry | None,
+) -> Any:
+    """(16, 16, 6) the aim error each direct pot forgives, 0 where it is not on (`pot_chance_table`)."""
     R = dims.R
     pos, on = state.positions, state.on_table
     balls = jnp.arange(N)
     geometry = pot_geometry(state, table, dims, params, models) if geometry is None else geometry
     # The own ball's path to the object ball, clear of every third ball.
-    gap_own = segment_distance(pos[None, None], pos[:, None, None], pos[None, :, None])  # (O, T, 16)
+    kiss = near_segment(pos[None, None], pos[:, None, None], pos[None, :, None], 2.0 * R)  # (O, T, 16)
     thirds = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])
-    own_clear = ~jnp.any(thirds & (gap_own < 2.0 * R), axis=-1)
-    heading, travel = unit(geometry.ghost[None] - pos[:, None, None])  # (O, T, P)
-    cut_cos = jnp.sum(heading * geometry.to_target[None], axis=-1)
+    own_clear = ~jnp.any(thirds & kiss, axis=-1)
+    # The own ball's travel to each ghost and the cosine of the cut, by coordinates (O, T, P).
+    dx = geometry.ghost[None, ..., 0] - pos[:, None, None, 0]
+    dy = geometry.ghost[None, ..., 1] - pos[:, None, None, 1]
+    travel = jnp.sqrt(dx * dx + dy * dy)
+    along = dx * geometry.to_target[None, ..., 0] + dy * geometry.to_target[None, ..., 1]
+    cut_cos = along / jnp.maximum(travel, 1e-12)
     in_hand = st.in_hand(state)
     fixed = jnp.where(state.own_ball >= 0, state.own_ball, ids.COLOURED)
     from_hand = (in_hand & (balls == fixed))[:, None, None]
@@ -175,8 +202,7 @@ def pot_chance_table(
         & (own_clear[..., None] | from_hand)
         & (state.phase != st.BREAK)
     )
-    sigma = aim_sigma(magnitude, table, params, models)
-    return jnp.where(valid, chance_of(geometry, cut_cos, travel, sigma, R), 0.0)
+    return jnp.where(valid, _tolerance_of(geometry, cut_cos, travel, R), 0.0)
 
 
 def pot_chances(
@@ -190,11 +216,13 @@ def pot_chances(
     """One table: the best direct pot's chance for the player to move, and its best expected points.
 
     In Classic a pot is worth its ball's value (CLS-5.1), elsewhere one point; (0, 0) where
-    no pot is on (`pot_chance_table`).
+    no pot is on (`pot_chance_table`). The chance grows with the aim error a pot forgives,
+    so only each object ball's most forgiving pot needs one (16 `erf`s, not 1,536).
     """
-    chance = pot_chance_table(state, magnitude, table, dims, params, models)
+    best = jnp.max(_tolerance_table(state, table, dims, params, models, None), axis=(0, 2))  # (16,)
+    chance = _chance(best, aim_sigma(magnitude, table, params, models))
     worth = jnp.where(state.variant == ids.CLASSIC, CLASSIC_VALUES, 1).astype(chance.dtype)
-    return jnp.max(chance), jnp.max(chance * worth[None, :, None])
+    return jnp.max(chance), jnp.max(chance * worth)
 
 
 # The search bot's own pot rate in Free pyramid by noise magnitude (README, "Strength against

@@ -3,15 +3,14 @@
 It plays the same menu as the search bot (`agents.menu`). A small network (`agents.scorer`)
 scores every slot from what a player would weigh (`agents.slots`). At its `policy` level
 it plays the best legal slot as it stands: a move costs a menu and a forward pass. At its
-`checked` level (the default) it hands its few best-scored slots to the search's stage 2
-(`search.finalist_values`): each is struck a few times under the execution noise with the
-kernel, and the best mean value wins. That is the search bot with the network ranking
-its menu instead of stage 1's simulation of every slot, so the simulations go to a few
-good candidates. The `quick` level values the same finalists as the search's stage 1
-values a slot (`search.stage_one_values`: the intended line +-1 aim sigma, no random
-draws), a quarter of the simulations. Decisions (G6, G12.2, DYN-7, the penalty and
-exchange balls) are the search's at every level: the closed-form value of each allowed
-choice, no simulation.
+`quick` (the default) and `checked` levels it hands its 6 best-scored slots to the
+search's stage 2 (`search.finalist_values`): each is struck 3 or 8 times under the
+execution noise with the kernel, and the best mean value wins. That is the search bot
+with the network ranking its menu instead of stage 1's simulation of every slot, so the
+simulations go to a few good candidates; `quick` decides within 5 ms on a 2-core CPU
+(`benchmarks/trained_decision.py`), `checked` is stronger and slower. Decisions (G6,
+G12.2, DYN-7, the penalty and exchange balls) are the search's at every level: the
+closed-form value of each allowed choice, no simulation.
 
 The policy shipped with piramida (`agents/data/trained.npz` and its `.json`, arrays and
 JSON, no pickle) is the default; the JSON says how it was made (command, seed, data set,
@@ -33,7 +32,7 @@ from piramida.agents import search
 from piramida.agents.greedy import safety_move
 from piramida.agents.menu import Menu, moves_at, shot_menu
 from piramida.agents.scorer import NEG, load, score
-from piramida.agents.search import SearchConfig, best_decisions, finalist_values, pick, stage_one_values
+from piramida.agents.search import SearchConfig, best_decisions, finalist_values
 from piramida.agents.slots import observe_slots
 from piramida.physics import noise
 from piramida.physics.params import PYRAMID_PARAMS, Models
@@ -46,11 +45,10 @@ from piramida.rules.game import Move, move, where_tables
 SHIPPED = Path(__file__).with_name("data") / "trained.npz"
 VALUE_CONFIG = search.LEVELS[search.DEFAULT_LEVEL]  # the search's value of a decision (its weights)
 # How many of its best-scored slots the bot checks with the kernel (finalists), and how
-# often each (samples): `policy` is the network alone; `checked` plays like the search's
-# stage 2 on the network's finalists instead of stage 1's; `quick` (samples 0) values
-# them as stage 1 does, at two aim errors.
-LEVELS: dict[str, tuple[int, int]] = {"policy": (0, 1), "quick": (6, 0), "checked": (6, 8)}
-DEFAULT_LEVEL = "checked"
+# often each (samples): `policy` is the network alone; `quick` and `checked` play like
+# the search's stage 2 on the network's finalists instead of stage 1's.
+LEVELS: dict[str, tuple[int, int]] = {"policy": (0, 1), "quick": (6, 3), "checked": (6, 8)}
+DEFAULT_LEVEL = "quick"
 
 
 def _shots(
@@ -65,8 +63,7 @@ def _shots(
     """(B,) shots: the best legal menu slot (the plain safety where the menu is empty).
 
     The best-scored slot, or with a `lookahead` the best of its `finalists` best-scored
-    slots by the search's stage 2 (each struck `samples` times under the noise), or with
-    `samples` 0 by its stage 1 (each struck at +-1 aim sigma).
+    slots by the search's stage 2 (each struck `samples` times under the noise).
     """
     dims, table = st.DEFAULT_DIMS, preset()
     family = shot_menu(states, menu, dims=dims, table=table)
@@ -76,14 +73,9 @@ def _shots(
         slot = jnp.argmax(logits, axis=-1)
     else:
         top_logits, top = jax.lax.top_k(logits, lookahead.finalists)
-        if lookahead.samples == 0:
-            means = stage_one_values(
-                states, pick(family.moves, top), magnitude, lookahead, dims, table, PYRAMID_PARAMS, Models()
-            )
-        else:
-            means = finalist_values(
-                states, family.moves, top, keys, magnitude, lookahead, dims, table, PYRAMID_PARAMS, Models()
-            )
+        means = finalist_values(
+            states, family.moves, top, keys, magnitude, lookahead, dims, table, PYRAMID_PARAMS, Models()
+        )
         means = jnp.where(top_logits <= NEG, -jnp.inf, means)  # fewer legal slots than finalists
         slot = jnp.take_along_axis(top, jnp.argmax(means, axis=1)[:, None], axis=1)[:, 0]
     shot = moves_at(family.moves, slot)

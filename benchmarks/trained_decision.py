@@ -2,7 +2,8 @@
 
 Positions: every variant's break, then the tables of four greedy-against-random frames per
 variant after 2 to 12 moves (ordinary shots, balls in hand, pending decisions). Each bot
-is warmed up on every position once, then timed `--repeats` times per position:
+is warmed up on every position once, then timed `--repeats` times per position, the bots
+in turn on each position (so that the machine's slow spells slow them all alike):
 
     python benchmarks/trained_decision.py [--repeats 5] [--json out.json]
 """
@@ -23,7 +24,7 @@ from piramida.physics.files import write_atomic
 from piramida.rules import state as st
 from piramida.rules.game import where_tables
 
-BOTS = ("trained:policy", "trained:quick", "trained", "greedy", "search:medium", "search:strong")
+BOTS = ("trained:policy", "trained", "trained:checked", "greedy", "search:medium", "search:strong")
 PHASE_NAMES = ("break", "normal", "in-hand", "decision")
 
 
@@ -57,17 +58,19 @@ def main() -> None:
     phases = [int(s.phase[0]) for s in tables]
     key = jax.random.PRNGKey(0)[None]
     report: dict[str, dict[str, float]] = {}
-    for name in BOTS:
-        bot = make_bot(name, 0.15)
+    bots = {name: make_bot(name, 0.15) for name in BOTS}
+    for bot in bots.values():
         for s in tables:
             jax.block_until_ready(bot.act(s, key))
-        times = np.zeros((len(tables), args.repeats))
-        for r in range(args.repeats):
-            for i, s in enumerate(tables):
+    times = np.zeros((len(BOTS), len(tables), args.repeats))
+    for r in range(args.repeats):
+        for i, s in enumerate(tables):
+            for b, bot in enumerate(bots.values()):
                 started = time.perf_counter()
                 jax.block_until_ready(bot.act(s, key))
-                times[i, r] = time.perf_counter() - started
-        per = np.median(times, axis=1) * 1000.0
+                times[b, i, r] = time.perf_counter() - started
+    for name, bot_times in zip(BOTS, times, strict=True):
+        per = np.median(bot_times, axis=1) * 1000.0
         row = {"all median ms": float(np.median(per)), "all p90 ms": float(np.percentile(per, 90))}
         for phase, label in enumerate(PHASE_NAMES):
             chosen = per[np.asarray(phases) == phase]

@@ -17,7 +17,7 @@ import pytest
 
 import piramida.physics as ph
 from piramida.agents import GreedyAgent, RandomAgent, SearchAgent, make_agent
-from piramida.agents.candidates import aim, candidates, pocket_mouths
+from piramida.agents.candidates import PowerRule, aim, candidates, pocket_mouths, ranked_candidates
 from piramida.agents.search import SearchConfig, stage_one_values
 from piramida.envs import core
 from piramida.rules import ids
@@ -225,6 +225,30 @@ def test_throw_correction_pots_a_30_degree_cut_the_plain_aim_misses() -> None:
     pockets = np.array([p for p, _, _ in layouts] * 2)
     assert (potted[corrected] == pockets[corrected]).all(), potted
     assert (potted[~corrected] != pockets[~corrected]).all(), potted
+
+
+def test_candidates_correct_the_throw_of_the_shots_that_correcting_every_shot_would_keep() -> None:
+    # Only the plainly aimed best (`preselection`) get the throw correction; correcting all
+    # 16 x 16 x 6 shots instead must keep the same best k, aimed the same, on crowded
+    # Free tables (every ball may be the own ball), from hand and at the break.
+    crowded = [game(ids.FREE, scattered(14, seed)) for seed in range(10, 14)]
+    in_hand = [
+        game(variant, scattered(10, seed, first=1), st.IN_HAND, region=region)
+        for variant, region, seed in ((ids.FREE, ids.HOUSE, 20), (ids.COMBINED, ids.ANYWHERE, 21))
+    ]
+    states = jax.tree_util.tree_map(
+        lambda *x: jnp.concatenate(x), varied_states(), st.stack(crowded + in_hand)
+    )
+    fast = candidates(states, DIMS, k=8)
+    every = ranked_candidates(
+        states, DIMS, 8, ids.N_BALLS * ids.N_BALLS * 6, PowerRule(), TABLE, ph.PYRAMID_PARAMS, ph.Models()
+    )
+    valid = np.asarray(every.valid)
+    assert valid[:2, :3].all() and valid[8:].all(), valid.sum(axis=1)  # 3 break shots, full crowded menus
+    np.testing.assert_array_equal(np.asarray(fast.valid), valid)
+    for field in ("own", "target", "pocket", "phi", "speed", "place", "score"):
+        a, b = np.asarray(getattr(fast, field)), np.asarray(getattr(every, field))
+        np.testing.assert_allclose(a[valid], b[valid], rtol=0, atol=1e-6, err_msg=field)
 
 
 @pytest.mark.slow

@@ -1,8 +1,8 @@
 """The shipped `trained` bot: data, not code; a legal move in every variant and phase; clear refusals.
 
 Games: the trained bot against `random` (whose fouls give balls in hand and pending
-decisions) on 16 tables, four per variant, at its `checked` level on tables 0-3 and 8-11
-and its `policy` level on the others, every move of the trained bot checked by the referee
+decisions) on 16 tables, four per variant, at its default `quick` level on tables 0-3 and
+8-11 and its `policy` level on the others, every move of the trained bot checked by the referee
 (`rules.game.play` through `envs.core.play_masked`).
 """
 
@@ -20,20 +20,18 @@ from flax import traverse_util
 
 from piramida.agents import TrainedAgent, make_agent, make_bot
 from piramida.agents import scorer as sc
-from piramida.agents.menu import shot_menu
-from piramida.agents.slots import observe_slots
 from piramida.agents.trained import SHIPPED, trained_moves
 from piramida.envs import core
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.game import where_tables
 
-# One worker runs the module (`--dist loadgroup`): the checked level's test reuses the
+# One worker runs the module (`--dist loadgroup`): the quick level's test reuses the
 # programs the games compiled.
 pytestmark = pytest.mark.xdist_group("test_trained")
 B = 16
 MOVES = 40
-CHECKED = np.arange(B) // 4 % 2 == 0  # every variant, each seat breaking, at both levels
+QUICK = np.arange(B) // 4 % 2 == 0  # every variant, each seat breaking, at both levels (quick, policy)
 
 
 def test_the_shipped_policy_loads_without_unpickling(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -55,14 +53,14 @@ def test_the_shipped_policy_loads_without_unpickling(monkeypatch: pytest.MonkeyP
 @pytest.fixture(scope="module")
 def games() -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """Per trained-bot move: (phase, variant, mover is trained, invalid bits, call ball)."""
-    checked, policy = make_bot("trained:checked", 0.15), make_bot("trained:policy", 0.15)
+    quick, policy = make_bot("trained", 0.15), make_bot("trained:policy", 0.15)
     walker = make_bot("random", 0.15)
     keys = jax.random.split(jax.random.PRNGKey(5), B)
     states = st.new_games(jnp.arange(B) % 4, keys, jnp.arange(B) % 2)
     seen = []
     for _ in range(MOVES):
         mine = np.asarray(states.turn) == 0
-        trained = where_tables(jnp.asarray(CHECKED), checked.act(states, keys), policy.act(states, keys))
+        trained = where_tables(jnp.asarray(QUICK), quick.act(states, keys), policy.act(states, keys))
         moves = where_tables(jnp.asarray(mine), trained, walker.act(states, keys))
         phase, variant = np.asarray(states.phase), np.asarray(states.variant)
         states, outcome, keys = core.play_masked(states, moves, keys, states.phase != st.OVER, 0.15)
@@ -77,7 +75,7 @@ def test_every_move_of_the_trained_bot_is_legal_to_play(games: list) -> None:
 
 
 def test_the_games_reach_every_phase_and_classic_calls(games: list) -> None:
-    for level in (CHECKED, ~CHECKED):
+    for level in (QUICK, ~QUICK):
         phases = {int(p) for phase, _, mine, _, _ in games for p in phase[mine & level]}
         assert {st.BREAK, st.NORMAL, st.IN_HAND, st.DECISION} <= phases, level
     shots = [
@@ -99,12 +97,13 @@ def _past_the_break(seed: int) -> tuple[st.GameState, jax.Array]:
     return states, keys
 
 
-def test_the_checked_level_plays_one_of_the_networks_best_slots() -> None:
+def test_the_default_quick_level_plays_one_of_the_networks_best_slots() -> None:
     # With one finalist the check has nothing to choose: the network's own slot. With the
     # level's 6, the noise draws (the key) choose among them, the same for the same key.
     # B tables, as in `games`: the same compiled programs.
     states, keys = _past_the_break(2)
-    agent = TrainedAgent(level="checked", noise_level=0.15)
+    agent = TrainedAgent(noise_level=0.15)
+    assert agent.lookahead is not None and (agent.lookahead.finalists, agent.lookahead.samples) == (6, 3)
     network = trained_moves(agent.params, states, keys, agent.magnitude, agent.width, agent.menu, None)
     one = replace(agent.lookahead, finalists=1, samples=1)
     checked_once = trained_moves(agent.params, states, keys, agent.magnitude, agent.width, agent.menu, one)
@@ -113,26 +112,6 @@ def test_the_checked_level_plays_one_of_the_networks_best_slots() -> None:
     assert all(jax.tree_util.tree_leaves(jax.tree_util.tree_map(np.array_equal, first, again)))
     with pytest.raises(ValueError, match="trained: unknown level 'deep'; choose from"):
         TrainedAgent(level="deep")
-
-
-def test_the_quick_level_checks_the_networks_best_slots_at_two_aim_errors_without_draws() -> None:
-    # The quick level values its finalists by the search's stage 1 (the intended line +-1 aim
-    # sigma, no random draws): its move is one of the network's 6 best slots, and the key
-    # (the noise draws) changes nothing.
-    states, keys = _past_the_break(4)
-    agent = TrainedAgent(level="quick", noise_level=0.15)
-    assert agent.lookahead is not None and (agent.lookahead.finalists, agent.lookahead.samples) == (6, 0)
-    first = agent.act(states, keys)
-    other = agent.act(states, jax.random.split(jax.random.PRNGKey(9), B))
-    assert all(jax.tree_util.tree_leaves(jax.tree_util.tree_map(np.array_equal, first, other)))
-    family = shot_menu(states, agent.menu, dims=st.DEFAULT_DIMS)
-    logits, _, _ = sc.score(agent.params, agent.width, observe_slots(states, family, 0.15, agent.menu))
-    best = np.argsort(-np.asarray(logits), axis=1)[:, :6]
-    shooting = np.asarray(family.valid).any(axis=1) & (np.asarray(states.phase) <= st.IN_HAND)
-    assert shooting.sum() >= B // 2
-    for t in np.flatnonzero(shooting):
-        slots = [s for s in best[t] if float(family.moves.phi[t, s]) == float(first.phi[t])]
-        assert any(float(family.moves.speed[t, s]) == float(first.speed[t]) for s in slots), t
 
 
 def test_the_gym_env_takes_trained_as_its_opponent() -> None:
