@@ -308,8 +308,14 @@ class TrainConfig:
             )
 
     def _check_jax(self) -> None:
-        """jax-ppo's opponents play inside the jitted loop: bots, never `self` or a saved policy."""
-        for name, members in (("opponent", [self.opponent]), ("league", list(self.league))):
+        """jax-ppo's opponents play inside the jitted loop: bots, or `self` for a slot policy; no saved policy."""
+        if "self" in self.league and self.policy == "mlp":
+            raise ConfigError(
+                "league: jax-ppo plays `self` as the trained bot plays, so it needs a slot policy "
+                "(--policy slots, trained or PATH.npz; or --algo ppo or maskable-ppo for the mlp's self-play)"
+            )
+        league = [member for member in self.league if member != "self"]
+        for name, members in (("opponent", [self.opponent]), ("league", league)):
             for member in members:
                 if member.partition(":")[0] not in AGENTS:
                     raise ConfigError(

@@ -5,12 +5,15 @@ same TensorBoard tags as the SB3 driver, and `train/*` losses of the same names)
 checkpoints, and moves the progress bar; the rounds, the paths, resuming and the league's
 draws are `training.runs`'. A league switches the round's program: one compiled round per
 member bot (`ppo.make_update`), drawn every `league_every` moves as the SB3 driver draws.
-A slot-scorer run (`--policy`) also writes its policy as a `trained` bot's
-`OUT/policy.npz` at every checkpoint (`slot_policy.export`). Checkpoints are piramida's
-data-only zips (`training.checkpoint`): the runner (the parameters, the optimizer's state,
-the games and every PRNG key, one array per leaf, named by its path) and the metrics'
-windows. A run is a function of its seed: resumed from any checkpoint it ends with the
-uninterrupted run's parameters.
+Its `self` member is, as there, a periodic checkpoint of this run drawn from the pool of
+those written so far (the learner's current policy before the first), its parameters
+handed to the round (a slot-scorer run only). A slot-scorer run (`--policy`) also writes
+its policy as a `trained` bot's `OUT/policy.npz` at every checkpoint
+(`slot_policy.export`). Checkpoints are piramida's data-only zips
+(`training.checkpoint`): the runner (the parameters, the optimizer's state, the games and
+every PRNG key, one array per leaf, named by its path), the metrics' windows and the
+league's pool. A run is a function of its seed: resumed from any checkpoint it ends with
+the uninterrupted run's parameters.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import jax
+import numpy as np
 from stable_baselines3.common.logger import configure
 
 from piramida.envs import functional
@@ -47,13 +51,16 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
     every, total = runs.round_up(config.checkpoint_every, rounds), runs.round_up(config.steps, rounds)
     with jax.default_device(jax_device(config.device)):
         figures = callbacks.Figures(config.tables)
+        pool: list[str] = []  # periodic checkpoints: `self`'s snapshots
         if resume is not None:
             ck = runs.resumed(config, resume)
             runner = load(ck, config)
             runs.restore_metrics(ck, figures)
             steps = ck.meta["steps"]
+            pool = runs.pool_of(ck)
         else:
             runner, steps = ppo.new_runner(config, settings, hyper), 0
+        snapshots = Snapshots(runner)
         numbers = functional.EnvParams.of(settings)
         out.mkdir(parents=True, exist_ok=True)
         logger = configure(str(out / "tensorboard"), ["tensorboard"])
@@ -62,9 +69,15 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
         start, steps_at_start = time.perf_counter(), steps
         with bar:
             while steps < total:
-                bot = ppo.opponent_bot(ppo.opponent_of(config, steps), config.noise)
-                update = ppo.make_update(settings.action_mode, bot, hyper, config.policy)
-                runner, rows, losses = update(runner, numbers)
+                name, draw = ppo.drawn(config, steps)
+                opponent: functional.Opponent
+                if name == ppo.SELF:
+                    assert draw is not None
+                    opponent, snapshot = ppo.SELF, snapshots.draw(pool, draw, runner)
+                else:
+                    opponent, snapshot = ppo.opponent_bot(name, config.noise), None
+                update = ppo.make_update(settings.action_mode, opponent, hyper, config.policy)
+                runner, rows, losses = update(runner, numbers, snapshot)
                 rows = jax.device_get(rows)
                 for t in range(hyper.n_steps):
                     figures.add(**{name: column[t] for name, column in rows.items()})
@@ -76,22 +89,32 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
                 callbacks.write(logger, figures, steps, rate)
                 bar.update(task, completed=steps, rate=rate)
                 if steps % every == 0 or steps == total:
-                    save(runs.checkpoint_path(out, steps), runner, figures, config, steps, final=False)
+                    path = runs.checkpoint_path(out, steps)
+                    if steps % every == 0:  # periodic: `self` may play it from the next round on
+                        pool = [*pool, str(path.resolve())]
+                    save(path, runner, figures, pool, config, steps, final=False)
                     if config.policy != "mlp":
                         elapsed = time.perf_counter() - start
                         slot_policy.export(out / "policy.npz", runner.params, config, steps, elapsed)
         seconds = time.perf_counter() - start
         final = out / "final.zip"
-        save(final, runner, figures, config, steps, final=True)
+        save(final, runner, figures, pool, config, steps, final=True)
         logger.close()
     return runs.Result.timed(final, steps, steps - steps_at_start, seconds)
 
 
 def save(
-    path: Path, runner: ppo.Runner, figures: callbacks.Figures, config: TrainConfig, steps: int, final: bool
+    path: Path,
+    runner: ppo.Runner,
+    figures: callbacks.Figures,
+    pool: list[str],
+    config: TrainConfig,
+    steps: int,
+    final: bool,
 ) -> None:
-    """Write a checkpoint atomically: metadata, the runner's arrays, the metrics' windows."""
-    state = {"runner": checkpoint.flat_arrays(runner._asdict()), "resume": {"metrics": figures.state()}}
+    """Write a checkpoint atomically: metadata, the runner's arrays, the metrics' windows, the pool."""
+    resume = {"metrics": figures.state(), "pool": pool}
+    state = {"runner": checkpoint.flat_arrays(runner._asdict()), "resume": resume}
     checkpoint.write(path, checkpoint.new_meta(config, steps, final), state)
 
 
@@ -100,3 +123,28 @@ def load(ck: checkpoint.Checkpoint, config: TrainConfig) -> ppo.Runner:
     hyper, settings = ppo.Hyper.of(config), runs.settings_of(config)
     template = jax.eval_shape(functools.partial(ppo.new_runner, config, settings, hyper))
     return ppo.Runner(**checkpoint.filled(ck, template._asdict(), checkpoint.part(ck, "runner"), "runner"))
+
+
+class Snapshots:
+    """`self`'s parameters: the learner's, read from this run's checkpoints (the last few kept)."""
+
+    kept = 4
+
+    def __init__(self, runner: ppo.Runner) -> None:
+        """Read checkpoints into `runner`'s structure (shapes and dtypes checked)."""
+        self.template = runner._asdict()
+        self.loaded: dict[str, Any] = {}
+
+    def draw(self, pool: list[str], draw: np.random.Generator, runner: ppo.Runner) -> Any:
+        """A checkpoint drawn uniformly from `pool`, or the learner's current parameters before the first."""
+        if not pool:
+            return runner.params
+        path = pool[int(draw.integers(len(pool)))]
+        if path not in self.loaded:
+            if len(self.loaded) >= self.kept:
+                self.loaded.pop(next(iter(self.loaded)))
+            ck = checkpoint.read(path)
+            self.loaded[path] = checkpoint.filled(ck, self.template, checkpoint.part(ck, "runner"), "runner")[
+                "params"
+            ]
+        return self.loaded[path]

@@ -9,7 +9,10 @@ and a frame cut by the shot limit is bootstrapped from its last observation's va
 networks are `training.networks` (`mlp`, on the flat observation) or the trained bot's
 slot scorer (`training.slot_policy`, on the `menu` observation, `--policy`); the run
 around the round is `training.jax_driver`. The opponent is a bot playing inside the
-loop, one compiled round per bot (a league switches between them by round).
+loop, one compiled round per bot (a league switches between them by round), or `self`:
+a slot policy's earlier parameters, passed to the round as an argument and played as
+the trained bot's `policy` level (`slot_policy.as_bot`), so every snapshot shares one
+compiled round.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 import piramida.physics  # noqa: F401 (float64, which the game states need)
@@ -119,14 +123,21 @@ def opponent_bot(name: str, noise: float) -> functional.Opponent:
         return make_bot(name, noise).act
 
 
-def opponent_of(config: TrainConfig, steps: int) -> str:
-    """The bot of the round starting after `steps` learner moves: the opponent, or the league's draw."""
+SELF = "self"  # the league member that is the learner's own earlier policy
+
+
+def drawn(config: TrainConfig, steps: int) -> tuple[str, np.random.Generator | None]:
+    """The round starting after `steps` learner moves: its opponent (or `SELF`), and the draw's generator.
+
+    The opponent, or the league's draw (`runs.league_draw`, as the SB3 driver draws); the
+    generator picks `self`'s snapshot from the pool (None without a league).
+    """
     if not config.league:
-        return config.opponent
+        return config.opponent, None
     rounds = config.round_moves()
     return runs.league_draw(
         config.league, config.seed, steps // runs.round_up(config.league_every or rounds, rounds)
-    )[0]
+    )
 
 
 def new_runner(config: TrainConfig, settings: core.Settings, hyper: Hyper) -> Runner:
@@ -137,7 +148,8 @@ def new_runner(config: TrainConfig, settings: core.Settings, hyper: Hyper) -> Ru
     else:
         params = slot_policy.init_params(config.policy, key_params)
     numbers = functional.EnvParams.of(settings)
-    bot = opponent_bot(opponent_of(config, 0), config.noise)
+    name, _ = drawn(config, 0)
+    bot = slot_policy.as_bot(params, config.noise) if name == SELF else opponent_bot(name, config.noise)
     env = functional.reset(jax.random.split(key_env, config.tables), numbers, bot)
     return Runner(params, optimizer(hyper).init(params), env, key)
 
@@ -151,10 +163,11 @@ def _masks(env: functional.EnvState, mode: str) -> Any:
 
 @functools.lru_cache(maxsize=8)
 def make_update(mode: str, opponent: functional.Opponent, hyper: Hyper, policy: str = "mlp") -> Any:
-    """The jitted round: (runner, env numbers) -> (runner, figures rows (n_steps, B), mean losses).
+    """The jitted round: (runner, env numbers, snapshot) -> (runner, figures rows (n_steps, B), mean losses).
 
-    One per action mode, bot (`opponent_bot`), `Hyper` and network (`policy`: `mlp` or a
-    slot scorer); the env's numbers (`functional.EnvParams`) are traced.
+    One per action mode, bot (`opponent_bot`, or `SELF`), `Hyper` and network (`policy`:
+    `mlp` or a slot scorer); the env's numbers (`functional.EnvParams`) and the snapshot
+    (`self`'s parameters; None for a bot) are traced.
     """
     tx = optimizer(hyper)
     slots = policy != "mlp"
@@ -174,13 +187,14 @@ def make_update(mode: str, opponent: functional.Opponent, hyper: Hyper, policy: 
         return networks.log_prob(params, obs, mask, action, mode)
 
     def rollout_step(carry: tuple[Any, ...], _: Any) -> tuple[tuple[Any, ...], Transition]:
-        params, numbers, env, obs, key = carry
+        params, snapshot, numbers, env, obs, key = carry
+        player = slot_policy.as_bot(snapshot, numbers.noise) if opponent == SELF else opponent
         key, key_act = jax.random.split(key)
         mask = _masks(env, mode)
         action, log_prob, learned = act(params, obs, mask, key_act, env, numbers)
         played = action if mode == "assisted" else jnp.clip(action, -1.0, 1.0)
         env, next_obs, reward, terminated, truncated, info = functional.step(
-            env, played, numbers, opponent, mode, observation
+            env, played, numbers, player, mode, observation
         )
         bootstrap = hyper.gamma * value_of(params, info.final_obs) * truncated
         transition = Transition(
@@ -202,7 +216,7 @@ def make_update(mode: str, opponent: functional.Opponent, hyper: Hyper, policy: 
                 "score": info.score,
             },
         )
-        return (params, numbers, env, next_obs, key), transition
+        return (params, snapshot, numbers, env, next_obs, key), transition
 
     def advantages(traj: Transition, last_value: Any) -> Any:
         def back(carry: tuple[Any, Any], t: Transition) -> tuple[tuple[Any, Any], Any]:
@@ -255,12 +269,15 @@ def make_update(mode: str, opponent: functional.Opponent, hyper: Hyper, policy: 
 
     @jax.jit
     def update(
-        runner: Runner, numbers: functional.EnvParams
+        runner: Runner, numbers: functional.EnvParams, snapshot: Any = None
     ) -> tuple[Runner, dict[str, Any], dict[str, Any]]:
         key_rollout, key_epochs, key = jax.random.split(runner.key, 3)
         obs = functional.observe(runner.env.games, numbers, observation)
-        (_, _, env, obs, _), traj = jax.lax.scan(
-            rollout_step, (runner.params, numbers, runner.env, obs, key_rollout), None, hyper.n_steps
+        (_, _, _, env, obs, _), traj = jax.lax.scan(
+            rollout_step,
+            (runner.params, snapshot, numbers, runner.env, obs, key_rollout),
+            None,
+            hyper.n_steps,
         )
         advantage = advantages(traj, value_of(runner.params, obs))
         returns = advantage + traj.value

@@ -85,6 +85,14 @@ def resumed(config: TrainConfig, path: Path) -> checkpoint.Checkpoint:
     return ck
 
 
+def pool_of(ck: checkpoint.Checkpoint) -> list[str]:
+    """The league's pool of past checkpoints (`self`'s); CheckpointError unless each names a file."""
+    pool = checkpoint.part(ck, "resume", "pool")
+    if not isinstance(pool, list) or not all(isinstance(p, str) and Path(p).is_file() for p in pool):
+        raise ck.error("resume.pool: not a list of this run's checkpoint files")
+    return pool
+
+
 def restore_metrics(ck: checkpoint.Checkpoint, metrics: Restorable) -> None:
     """Give `metrics` the windows saved in `ck`; CheckpointError if they do not fit."""
     try:

@@ -62,14 +62,6 @@ def set_env_state(ck: checkpoint.Checkpoint, env: Any) -> None:
     env.venv.np_random = generator
 
 
-def pool_of(ck: checkpoint.Checkpoint) -> list[str]:
-    """The league's pool of past checkpoints; CheckpointError unless each names a file."""
-    pool = checkpoint.part(ck, "resume", "pool")
-    if not isinstance(pool, list) or not all(isinstance(p, str) and Path(p).is_file() for p in pool):
-        raise ck.error("resume.pool: not a list of this run's checkpoint files")
-    return pool
-
-
 def check_device(device: str) -> None:
     """ConfigError if `cuda` is asked for and torch sees no GPU."""
     import torch
@@ -101,7 +93,7 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
     if saved is not None:  # the fresh model takes the saved one's state
         checkpoint.restore_model(saved, model)
         set_env_state(saved, env)
-        league.pool = pool_of(saved)
+        league.pool = runs.pool_of(saved)
     elif config.action_mode == "assisted":
         prior.apply_sb3(model, config.assisted_prior)
     league.live = policies.deterministic(model, config.algo)

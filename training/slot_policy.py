@@ -13,6 +13,7 @@ that PPO's policy loss leaves them out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import astuple
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ import jax.numpy as jnp
 from piramida.agents import scorer
 from piramida.agents.search import best_decisions
 from piramida.agents.slots import SlotView
-from piramida.agents.trained import SHIPPED, VALUE_CONFIG
+from piramida.agents.trained import SHIPPED, VALUE_CONFIG, trained_moves
 from piramida.envs import actions as act
 from piramida.physics.params import PYRAMID_PARAMS, Models
 from piramida.physics.table import preset
@@ -124,6 +125,12 @@ def log_prob(params: Any, obs: dict[str, Any], mask: Any, actions: Any) -> tuple
     log_probs = _slot_log_probs(params, obs, mask)
     picked = jnp.take_along_axis(log_probs, actions[:, :1], 1)[:, 0]
     return picked, -jnp.sum(jnp.exp(log_probs) * log_probs, axis=-1)
+
+
+def as_bot(params: Any, noise: Any) -> Callable[[st.GameState, Any], Any]:
+    """The policy as a bot (the trained bot's `policy` level): `self` in a jax-ppo league."""
+    width = _width(params)
+    return lambda states, keys: trained_moves(params, states, keys, noise, width, act.MENU, None)
 
 
 def export(path: Path, params: Any, config: TrainConfig, steps: int, seconds: float) -> None:

@@ -110,7 +110,8 @@ def test_foreign_and_corrupt_checkpoints_are_refused(
     ("flags", "message"),
     [
         (["--opponent", __file__], "--opponent: jax-ppo's opponents play inside its jitted loop"),
-        (["--league", "random,self"], "--league: jax-ppo's opponents play inside its jitted loop"),
+        (["--league", "random,self"], "--league: jax-ppo plays `self` as the trained bot plays"),
+        (["--league", f"random,{__file__}"], "--league: jax-ppo's opponents play inside its jitted loop"),
         (["--action-mode", "raw", "--policy", "slots"], "--policy: the slot scorer picks menu slots"),
         (["--policy", "other.zip"], "--policy: expected mlp, slots, trained or a policy .npz"),
         (["--device", "cuda"], "--device: cuda asked for, but JAX has no gpu backend"),

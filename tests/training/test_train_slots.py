@@ -1,9 +1,11 @@
 """`piramida train --algo jax-ppo --policy trained`: PPO fine-tuning of the trained bot's slot scorer.
 
 A tiny run (8 tables, rounds of 4 moves per table, frames cut after 4 moves) from the
-shipped policy against greedy, on the `menu` observation (issue 23, item 3: improve the
-distilled policy with jax-ppo): it writes a policy that plays as a `trained` bot, resumes
-exactly, and leaves the search's decisions out of the policy loss.
+shipped policy, on the `menu` observation, in a league of greedy and `self` whose seed
+draws `self` every round: the learner itself in the first, then its checkpoints (issue
+23, item 3: improve the distilled policy with jax-ppo against a league with its own past
+checkpoints). It writes a policy that plays as a `trained` bot, resumes exactly (the
+pool of snapshots included), and leaves the search's decisions out of the policy loss.
 """
 
 from __future__ import annotations
@@ -23,12 +25,13 @@ from piramida.envs import actions as act
 from piramida.envs import core
 from piramida.rules import state as st
 from piramida.training import checkpoint, ppo, slot_policy
+from piramida.training.config import config_from_json
 from piramida.training.players import PolicyError, make_player
 from piramida.training.prior import NEUTRAL
 
 pytestmark = [pytest.mark.xdist_group("test_train_slots"), pytest.mark.slow]
 
-TINY = tiny_jax_ppo('policy = "trained"\nopponent = "greedy"\nnoise = "pro"', "learning_rate = 1e-3")
+TINY = tiny_jax_ppo('policy = "trained"\nleague = "greedy,self"\nnoise = "pro"', "learning_rate = 1e-3")
 ROUND = 8 * 4
 config, whole = run_fixtures(TINY, ROUND)
 
@@ -49,6 +52,10 @@ def test_fine_tuning_starts_from_the_shipped_policy_and_writes_a_trained_bot(who
     assert bot.act(states, jax.random.split(jax.random.PRNGKey(1), 4)).ball.shape == (4,)
     meta_ck = checkpoint.read_meta(whole / "final.zip")
     assert meta_ck is not None and meta_ck["observation"] == "menu"
+    run = config_from_json(meta_ck["config"])
+    assert [ppo.drawn(run, steps)[0] for steps in (0, ROUND, 2 * ROUND)] == ["self"] * 3
+    pool = checkpoint.part(checkpoint.read(whole / "final.zip"), "resume", "pool")
+    assert [Path(p).name for p in pool] == [f"step-{k * ROUND:09d}.zip" for k in (1, 2, 3)]
     events = logged(whole)
     assert all(np.isfinite(e.value) for e in events.Scalars("train/approx_kl"))
 
