@@ -308,7 +308,7 @@ class TrainConfig:
             )
 
     def _check_jax(self) -> None:
-        """jax-ppo's opponents play inside the jitted loop: bots, or `self` for a slot policy; no saved policy."""
+        """jax-ppo's opponents play inside its jitted loop: bots, or `self` for a slot policy."""
         if "self" in self.league and self.policy == "mlp":
             raise ConfigError(
                 "league: jax-ppo plays `self` as the trained bot plays, so it needs a slot policy "
