@@ -462,8 +462,9 @@ def _table_candidates(
     Every (own, object, pocket) is first judged with the plain ghost-ball aim, loosely
     (`THROW_SLACK`); only the `preselect` best get the throw correction, and are then
     judged and ranked exactly. The correction moves the ghost by at most 2R sin(throw),
-    a few millimetres, so the best `k` are the same as if every shot had been corrected
-    (`benchmarks/menu_speed.py` counts the menus that differ), at a fifth of the cost.
+    a few millimetres, so the best `k` are the same as if every shot had been corrected,
+    in about 40 % of the time (`benchmarks/menu_speed.py` counts the lists that differ
+    and times both).
     """
     pos = state.positions
     balls = jnp.arange(N)

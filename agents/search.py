@@ -298,13 +298,13 @@ def finalist_values(
     """
     batch, finalists = top.shape
     draws = jax.vmap(lambda k: jax.random.split(k, config.samples))(keys)  # (B, S, 2)
-    noisy = jax.tree_util.tree_map(lambda x: jnp.repeat(x, config.samples, axis=1), pick(moves, top))
+    noisy = jax.tree_util.tree_map(lambda x: jnp.repeat(x, config.samples, axis=1), _pick(moves, top))
     sample_keys = jnp.tile(draws, (1, finalists, 1))
     means = _simulate_values(states, noisy, sample_keys, magnitude, config, dims, table, params, models)
     return means.reshape(batch, finalists, config.samples).mean(axis=-1)
 
 
-def pick(moves: Move, index: Any) -> Move:
+def _pick(moves: Move, index: Any) -> Move:
     """The moves (B, M) at `index` (B, F): (B, F)."""
     return jax.tree_util.tree_map(
         lambda x: jnp.take_along_axis(x, index.reshape(index.shape + (1,) * (x.ndim - 2)), axis=1), moves

@@ -194,6 +194,9 @@ def observation_of(policy: str) -> str:
     return "flat" if policy == "mlp" else "menu"
 
 
+SELF = "self"  # the league member that is the learner's own earlier policy
+
+
 def league_names(value: Any, name: str) -> tuple[str, ...]:
     """Opponents drawn in turn: comma-separated names, or a list of them; `self` or an opponent each."""
     if isinstance(value, str):
@@ -204,7 +207,7 @@ def league_names(value: Any, name: str) -> tuple[str, ...]:
         names = tuple(value)
     else:
         raise ConfigError(f"{name}: expected comma-separated names or a list of names, got {shown(value)}")
-    return tuple(member if member == "self" else opponent_name(member, name) for member in names)
+    return tuple(member if member == SELF else opponent_name(member, name) for member in names)
 
 
 # Every field but `hyperparameters` (read per algorithm), in the order they are checked.
@@ -309,12 +312,12 @@ class TrainConfig:
 
     def _check_jax(self) -> None:
         """jax-ppo's opponents play inside its jitted loop: bots, or `self` for a slot policy."""
-        if "self" in self.league and self.policy == "mlp":
+        if SELF in self.league and self.policy == "mlp":
             raise ConfigError(
                 "league: jax-ppo plays `self` as the trained bot plays, so it needs a slot policy "
                 "(--policy slots, trained or PATH.npz; or --algo ppo or maskable-ppo for the mlp's self-play)"
             )
-        league = [member for member in self.league if member != "self"]
+        league = [member for member in self.league if member != SELF]
         for name, members in (("opponent", [self.opponent]), ("league", league)):
             for member in members:
                 if member.partition(":")[0] not in AGENTS:
@@ -388,7 +391,7 @@ def config_from_json(value: Any, playing: bool = False) -> TrainConfig:
 
 def _runnable(config: TrainConfig) -> TrainConfig:
     """`config`, its saved-policy opponents files (a run loads them); ConfigError names one that is not."""
-    league = [member for member in config.league if member != "self"]
+    league = [member for member in config.league if member != SELF]
     for name, members in (("opponent", [config.opponent]), ("league", league)):
         for member in members:
             if member.partition(":")[0] not in AGENTS and not _is_file(member):

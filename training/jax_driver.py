@@ -29,7 +29,7 @@ from stable_baselines3.common.logger import configure
 
 from piramida.envs import functional
 from piramida.training import callbacks, checkpoint, ppo, runs, slot_policy
-from piramida.training.config import ConfigError, TrainConfig
+from piramida.training.config import SELF, ConfigError, TrainConfig
 
 
 def jax_device(name: str) -> Any:
@@ -71,9 +71,9 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
             while steps < total:
                 name, draw = ppo.drawn(config, steps)
                 opponent: functional.Opponent
-                if name == ppo.SELF:
+                if name == SELF:
                     assert draw is not None
-                    opponent, snapshot = ppo.SELF, snapshots.draw(pool, draw, runner)
+                    opponent, snapshot = SELF, snapshots.draw(pool, draw, runner)
                 else:
                     opponent, snapshot = ppo.opponent_bot(name, config.noise), None
                 update = ppo.make_update(settings.action_mode, opponent, hyper, config.policy)

@@ -21,7 +21,7 @@ from piramida.envs.opponents import ObservationOpponent
 from piramida.rules import state as st
 from piramida.rules.game import Move
 from piramida.training import players, runs
-from piramida.training.config import ConfigError
+from piramida.training.config import SELF, ConfigError
 
 SNAPSHOTS_KEPT = 4  # loaded `self` snapshots kept in memory
 
@@ -44,7 +44,7 @@ class League:
         self.members, self.settings, self.seed, self.every = members, settings, seed, every
         try:
             self._fixed = {
-                m: players.make_player(m, settings.noise).act for m in dict.fromkeys(members) if m != "self"
+                m: players.make_player(m, settings.noise).act for m in dict.fromkeys(members) if m != SELF
             }
         except players.PolicyError as error:
             raise ConfigError(f"{'league' if len(members) > 1 else 'opponent'}: {error}") from error
@@ -71,7 +71,7 @@ class League:
         """The member for round `round_`, from a generator seeded by (seed, round)."""
         self.round = round_
         name, rng = runs.league_draw(self.members, self.seed, round_)
-        if name != "self":
+        if name != SELF:
             self.current, self.current_name = self._fixed[name], name
         elif self.pool:
             self.current_name = self.pool[int(rng.integers(len(self.pool)))]
@@ -79,7 +79,7 @@ class League:
         else:
             if self.live is None:
                 raise RuntimeError("league: 'self' drawn before the learner's policy was set")
-            self.current, self.current_name = ObservationOpponent(self.settings, self.live, "self"), "self"
+            self.current, self.current_name = ObservationOpponent(self.settings, self.live, SELF), SELF
 
     def _snapshot(self, path: str) -> core.Policy:
         if path not in self._snapshots:

@@ -32,7 +32,7 @@ import piramida.physics  # noqa: F401 (float64, which the game states need)
 from piramida.agents import make_bot
 from piramida.envs import core, functional
 from piramida.training import networks, runs, slot_policy
-from piramida.training.config import ConfigError, TrainConfig, observation_of
+from piramida.training.config import SELF, ConfigError, TrainConfig, observation_of
 
 
 @dataclass(frozen=True)
@@ -121,9 +121,6 @@ def opponent_bot(name: str, noise: float) -> functional.Opponent:
     """
     with jax.ensure_compile_time_eval():
         return make_bot(name, noise).act
-
-
-SELF = "self"  # the league member that is the learner's own earlier policy
 
 
 def drawn(config: TrainConfig, steps: int) -> tuple[str, np.random.Generator | None]:
