@@ -200,10 +200,14 @@ class Games:
         return self.view(game)
 
     def rematch(self, game_id: str) -> dict[str, Any]:
-        """A new frame with the same settings, the other player breaking (G13)."""
+        """A new frame with the same settings, the other player breaking (G13).
+
+        Its seed follows from this frame's, so a match replays from its first frame's seed.
+        """
         game = self.load(game_id)
         breaker = 1 - int(game["state"]["breaker"])
-        return self.create({"settings": game["settings"], "breaker": breaker})
+        seed = int(np.random.default_rng(int(game["seed"])).integers(2**31))
+        return self.create({"settings": game["settings"], "breaker": breaker, "seed": seed})
 
     # --- moving -------------------------------------------------------------------------
 

@@ -46,6 +46,17 @@ def snapshot(client: TestClient, game_id: str) -> dict[str, Any]:
     return view
 
 
+def test_a_rematchs_seed_follows_from_the_frames(client: TestClient) -> None:
+    # A match replays from its first frame's seed: each rematch's seed is the frame's, drawn
+    # on, and the seed sets the rack (its jitter).
+    game = new_game(client, seed=4)
+    first, again = (client.post(f"/api/games/{game['id']}/rematch", json={}).json() for _ in range(2))
+    assert first["id"] != again["id"] and first["state"] == again["state"]
+    assert first["state"]["breaker"] == 1 - game["state"]["breaker"]
+    other = client.post(f"/api/games/{new_game(client, seed=5)['id']}/rematch", json={}).json()
+    assert other["state"]["balls"] != first["state"]["balls"]
+
+
 def test_break_then_the_bot_replies_and_the_record_replays(client: TestClient) -> None:
     game = new_game(client, seed=3)
     assert (game["to_move"], game["state"]["phase"], game["region"]) == ("human", "break", "house")
