@@ -5,8 +5,10 @@ is stepped with random actions after a warm-up; every kernel call the env makes 
 learner's shots and the opponent's replies) is recorded and then replayed through the
 bare kernel (`physics.simulate` on the same start balls and strikes, same batch shape).
 The overhead is env time / replay time - 1: what decoding, the referee, the opponent's
-policy, observations, resets and host transfers add on top of the physics.
-Target (issue 4): under 20 % at 1024 tables.
+policy, observations, resets and host transfers add on top of the physics. The last
+column divides the env's learner moves/s by the bare kernel's random16 shots/s at the
+same batch size (`piramida bench`'s workload, timed in the same run): the share of the
+kernel's speed a learner gets.
 
 With `--stages`, where an env step's time goes: each jitted stage of a move timed alone
 on the env's own mid-game states (decoding the learner's actions, the opponent's choice
@@ -40,6 +42,7 @@ from piramida.envs import core
 from piramida.envs.core import padded
 from piramida.envs.vector_env import PyramidVectorEnv
 from piramida.physics.files import write_atomic
+from piramida.physics.workloads import time_kernel
 
 
 def measure(tables: int, steps: int, seed: int) -> dict[str, Any]:
@@ -60,6 +63,8 @@ def measure(tables: int, steps: int, seed: int) -> dict[str, Any]:
     for balls, strikes in calls:
         jax.block_until_ready(ph.simulate(table, balls, strikes, validate=False))
     kernel_s = time.perf_counter() - started
+    # The best of three runs of at least 8 calls: one short run swung by 2x on a loaded machine.
+    random16 = max(time_kernel("random16", tables, min_shots=8 * tables)["shots_per_s"] for _ in range(3))
     return {
         "tables": tables,
         "compiled_batch": size,
@@ -70,6 +75,8 @@ def measure(tables: int, steps: int, seed: int) -> dict[str, Any]:
         "steps_per_s": steps * tables / env_s,
         "kernel_calls_per_step": len(calls) / steps,
         "overhead": env_s / kernel_s - 1.0,
+        "random16_shots_per_s": random16,
+        "moves_per_kernel_shot": steps * tables / env_s / random16,
     }
 
 
@@ -146,7 +153,16 @@ def main() -> None:
         with console.status(f"{tables} tables"):
             rows.append(measure(tables, args.steps, args.seed))
     out = Table(title=f"vector env vs bare kernel ({platform.node()}, load {os.getloadavg()[0]:.1f})")
-    for column in ("tables", "env steps/s", "kernel calls/step", "env s", "kernel s", "overhead"):
+    columns = (
+        "tables",
+        "env steps/s",
+        "kernel calls/step",
+        "env s",
+        "kernel s",
+        "overhead",
+        "per kernel shot",
+    )
+    for column in columns:
         out.add_column(column, justify="right")
     for r in rows:
         out.add_row(
@@ -156,6 +172,7 @@ def main() -> None:
             f"{r['env_s']:.2f}",
             f"{r['kernel_s']:.2f}",
             f"{100 * r['overhead']:.1f} %",
+            f"{r['moves_per_kernel_shot']:.3f}",
         )
     console.print(out)
     if args.json:

@@ -161,7 +161,7 @@ def split_keys(keys: Any) -> tuple[Any, Any]:
 def play_masked(
     states: st.GameState, moves: Move, keys: Any, active: Any, noise: Any
 ) -> tuple[st.GameState, Outcome, Any]:
-    """`play` where `active`, the states unchanged elsewhere; and the next keys.
+    """`play` where `active`, the states unchanged elsewhere (no kernel work there); and the next keys.
 
     The one compiled program of a move for the envs, the arena and the tests: `noise` is
     made a float64 array first, so a Python float and an array do not compile it twice.
@@ -174,7 +174,7 @@ def _play_masked(
     states: st.GameState, moves: Move, keys: Any, active: Any, noise: Any
 ) -> tuple[st.GameState, Outcome, Any]:
     keys, use = split_keys(keys)
-    nxt, outcome = play(states, moves, use, noise)
+    nxt, outcome = play(states, moves, use, noise, active=active)
     return where_tables(active, nxt, states), outcome, keys
 
 

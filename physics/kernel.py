@@ -29,7 +29,7 @@ from jax.sharding import Mesh, PartitionSpec
 
 from piramida.physics import arrays
 from piramida.physics import events as ev
-from piramida.physics.engine import loop
+from piramida.physics.engine import facts, loop
 from piramida.physics.engine.detect import CONTACT_EPS_M
 from piramida.physics.layouts import MAX_BALLS
 from piramida.physics.motion import BallState
@@ -49,6 +49,7 @@ _OUTPUTS = (
     "r_out", "v_out", "w_out", "s_out", "pocket", "pocket_time",
     "log_t", "log_kind", "log_a", "log_b", "log_ta", "log_tb", "log_count", "log_overflow", "duration",
     "snap_cushion", "snap_touching", "snap_centre", "hist_r", "hist_v", "hist_w", "hist_s",
+    "facts_shot", "facts_ball", "facts_pocket",
 )  # fmt: skip
 
 
@@ -71,6 +72,28 @@ class Snapshot:
 
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
+class LogFacts:
+    """The log read by the kernel's thread as the shot ended (`engine.facts`), per table.
+
+    Attributes:
+      shot: (4,) `engine.facts.SHOT_FIELDS`: the slot of the struck ball's first contact
+        (the log's capacity if none), that ball (-1), the struck ball's cushion contacts
+        before it, and the `SHOT_BITS`.
+      ball: (N,) per ball, the cushion pieces touched after the first contact (bits 0-11)
+        and the `BALL_BITS` above them.
+      pocket_slot: (N,) the slot of each ball's pocket event (the log's capacity if none).
+      pocket: (N,) the pocket each ball fell into, -1 if none (`ShotResult.pocket`).
+
+    """
+
+    shot: Any
+    ball: Any
+    pocket_slot: Any
+    pocket: Any
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
 class ShotResult:
     """Everything a shot produced, per table.
 
@@ -81,6 +104,7 @@ class ShotResult:
       log: the event log.
       duration: time of the last event (s).
       start: the start snapshot.
+      facts: what the referee reads of the log, read by the kernel (`LogFacts`).
       history: if recorded, the ball states right after each logged event, (C, N, ...);
         between events each ball follows `motion.advance` exactly.
 
@@ -92,6 +116,7 @@ class ShotResult:
     log: ev.EventLog
     duration: Any
     start: Snapshot
+    facts: LogFacts
     history: BallState | None
 
 
@@ -235,6 +260,7 @@ def _launch(
         "snap_cushion": (batch, n), "snap_touching": (batch, n, n), "snap_centre": (batch, n),
         "hist_r": (batch, slots, n, 2), "hist_v": (batch, slots, n, 2), "hist_w": (batch, slots, n, 3),
         "hist_s": (batch, slots, n),
+        "facts_shot": (batch, len(facts.SHOT_FIELDS)), "facts_ball": (batch, n), "facts_pocket": (batch, n),
     }  # fmt: skip
     platform = jax.default_backend()
     launch = {} if platform == "cpu" else {"launch_dims": (batch,)}
@@ -328,6 +354,12 @@ def _simulate_batch(
             cushion=out["snap_cushion"],
             touching=out["snap_touching"].astype(bool),
             on_centre_line=out["snap_centre"].astype(bool),
+        ),
+        facts=LogFacts(
+            shot=out["facts_shot"],
+            ball=out["facts_ball"],
+            pocket_slot=out["facts_pocket"],
+            pocket=out["pocket"],
         ),
         history=history,
     )

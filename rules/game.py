@@ -133,10 +133,13 @@ def strike_of(m: Move) -> Strike:
     return Strike(ball=m.ball, speed=m.speed, phi=m.phi, theta=m.theta, a=m.a, b=m.b)
 
 
-def _prepare(
-    state: st.GameState, m: Move, key: Any, magnitude: Any, R: float
+def prepare(
+    state: st.GameState, m: Move, key: Any, magnitude: Any, R: float, active: Any = True
 ) -> tuple[Any, st.GameState, st.Shot, BallState, Strike]:
-    """One table's shot inputs: (shooting?, state with the call, Shot, start balls, strike)."""
+    """One table's shot inputs: (shooting?, state with the call, Shot, start balls, strike).
+
+    An inactive table (`active` false) strikes nothing, so the kernel finishes it at once.
+    """
     shooting = (state.phase == st.BREAK) | (state.phase == st.NORMAL) | (state.phase == st.IN_HAND)
     classic = state.variant == ids.CLASSIC
     called = st.with_call(
@@ -145,7 +148,7 @@ def _prepare(
     shot = st.shot(m.ball, m.place)
     balls = st.start_balls(called, shot)
     own = jnp.clip(m.ball, 0, ids.N_BALLS - 1)
-    can_strike = shooting & (m.ball >= 0) & (m.ball < ids.N_BALLS) & (balls.s[own] == STATIONARY)
+    can_strike = active & shooting & (m.ball >= 0) & (m.ball < ids.N_BALLS) & (balls.s[own] == STATIONARY)
     executed = noise.perturb(dataclasses.replace(strike_of(m), ball=own), key, magnitude, R)
     # Where no shot is played the cue ball stays still: the kernel finishes at once.
     strike = Strike(
@@ -171,6 +174,7 @@ def play(
     capacity: int = CAPACITY,
     dims: st.Dims = st.DEFAULT_DIMS,
     record: bool = False,
+    active: Any = None,
 ) -> tuple[st.GameState, Outcome]:
     """Play one move on each of B tables: (next states, outcome), in one `jit`.
 
@@ -182,6 +186,8 @@ def play(
       table: the kernel's table (default: the `pyramid-12ft` preset); must match `dims`.
       params, models, capacity, record: as `physics.simulate`.
       dims: the table's figures for the referee (static).
+      active: (B,) bool, the tables whose move counts (None: all). The others cost the
+        kernel nothing (no strike) and their outcome is to be thrown away by the caller.
 
     """
     if table is None:
@@ -190,8 +196,9 @@ def play(
         table = preset()
     batch = states.phase.shape[0]
     magnitudes = jnp.broadcast_to(jnp.asarray(magnitude, jnp.float64), (batch,))
-    shooting, called, shots, balls, strikes = jax.vmap(lambda s, m, k, g: _prepare(s, m, k, g, dims.R))(
-        states, moves, keys, magnitudes
+    playing = jnp.ones(batch, bool) if active is None else jnp.asarray(active, bool)
+    shooting, called, shots, balls, strikes = jax.vmap(lambda s, m, k, g, a: prepare(s, m, k, g, dims.R, a))(
+        states, moves, keys, magnitudes, playing
     )
     # The referee reads no motion transition: they are logged only for a recorded shot.
     result = simulate(

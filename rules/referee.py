@@ -22,8 +22,8 @@ import jax
 import jax.numpy as jnp
 
 from piramida.physics import events as ev
-from piramida.physics.kernel import ShotResult, Snapshot
-from piramida.rules import ids, placement, variants
+from piramida.physics.kernel import LogFacts, ShotResult, Snapshot
+from piramida.rules import ids, kernel_facts, placement, variants
 from piramida.rules import state as st
 from piramida.rules import verdict as vd
 from piramida.rules.respot import respot
@@ -41,23 +41,29 @@ class ShotRecord:
       log: the kernel's `EventLog`.
       start: the kernel's start `Snapshot` (frozen balls, touching pairs, centre line).
       final: (16, 2) ball centres when the shot ended (pocketed balls: anything).
+      facts: what the kernel read of its log as the shot ended (`physics.LogFacts`), or
+        None for a log from elsewhere (a JSON record): the referee then reads the log.
 
     """
 
     log: ev.EventLog
     start: Snapshot
     final: Any
+    facts: LogFacts | None = None
 
 
 def record_of(result: ShotResult | ShotRecord) -> ShotRecord:
     """The referee's view of a kernel `ShotResult` (a `ShotRecord` passes through)."""
     if isinstance(result, ShotRecord):
         return result
-    return ShotRecord(log=result.log, start=result.start, final=result.final.r)
+    return ShotRecord(log=result.log, start=result.start, final=result.final.r, facts=result.facts)
 
 
-def _last_pocketed(log: ev.EventLog, mask: Any) -> Any:
+def _last_pocketed(record: ShotRecord, mask: Any) -> Any:
     """The ball of the last `pocket` event whose ball is in `mask`, or -1 (CLS-5.7)."""
+    log = record.log
+    if record.facts is not None:
+        return kernel_facts.last_pocketed(record.facts, log.t.shape[-1], mask)
     slots = jnp.arange(log.t.shape[-1])
     used = slots < log.count
     ball = jnp.clip(log.a, 0, ids.N_BALLS - 1)
@@ -155,9 +161,17 @@ def adjudicate_table(
     start_xy = jnp.where((placing & own_mask)[:, None], place, s.positions)
     objects = start_on & ~own_mask  # G4.4
     pyramid = objects & is_break  # S-7: the balls racked at the break
-    facts = shot_facts(
-        record.log, record.start, own, objects, pyramid, is_break, dims.length, declared_frozen
-    )
+    if record.facts is not None and declared_frozen is None:
+        # The kernel read its own log: the same facts (the tests compare them), for the
+        # price of the balls, not of the log's capacity.
+        capacity = record.log.t.shape[-1]
+        facts = kernel_facts.facts_of(
+            record.facts, record.start, record.log.overflow, capacity, own, objects, is_break
+        )
+    else:
+        facts = shot_facts(
+            record.log, record.start, own, objects, pyramid, is_break, dims.length, declared_frozen
+        )
     pocketed = facts.pocketed & start_on
     jumped = facts.jumped & start_on & ~pocketed
 
@@ -205,7 +219,7 @@ def adjudicate_table(
         foul_in_shot=foul_in_shot,
         late=late,
         left_on=left_on,
-        last_pocketed=_last_pocketed(record.log, pocketed & objects),
+        last_pocketed=_last_pocketed(record, pocketed & objects),
         lot=jax.random.bernoulli(key_lot),
     )
     out = variants.rule(ctx)
@@ -265,7 +279,7 @@ def adjudicate_table(
         call_ball=jnp.int32(ids.NO_BALL),
         call_pocket=jnp.int32(-1),
         playoff=jnp.asarray(out.playoff, bool),
-        last_pocketed=jnp.where(jnp.any(out.scored), _last_pocketed(record.log, out.scored), s.last_pocketed),
+        last_pocketed=jnp.where(jnp.any(out.scored), _last_pocketed(record, out.scored), s.last_pocketed),
         winner=jnp.asarray(out.winner, jnp.int32),
         shots=s.shots + 1,
         key=key,

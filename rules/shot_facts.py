@@ -36,6 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from piramida.physics import events as ev
+from piramida.physics.engine import facts as kernel_facts
 from piramida.physics.kernel import Snapshot
 from piramida.physics.table import (
     BACK,
@@ -53,13 +54,12 @@ from piramida.physics.table import (
 )
 from piramida.rules.ids import MIDDLE_POCKETS, NO_BALL
 
-N_PIECES = 12  # six cushion segments, then the jaws of the six pockets (6 + pocket id)
+N_PIECES = kernel_facts.N_PIECES  # six cushion segments, then the jaws of the six pockets (6 + pocket id)
 CUSHION_IDENTITIES = ("segment", "side")  # A-16 `cushion_identity`
 CAUSAL_CHAINS = ("direct", "any_later")  # A-17(4) `causal_chain`
-# Two contacts of one pair of balls less than this apart (s) are one collision (G20-N2):
-# a click the ear hears as one, and far longer than the kernel's bursts of contacts when
-# a ball is driven into a frozen neighbour (about 1e-16 s at a 0 gap, 1e-4 s at 0.1 mm).
-SAME_COLLISION_S = 0.01
+# Two contacts of one pair of balls at most this apart (s) are one collision (G20-N2): the
+# kernel's reading of its own log (`physics.engine.facts.BURST_S`) uses the same window.
+SAME_COLLISION_S = kernel_facts.BURST_S
 
 # The cushion segments behind each jaw (A-16: jaw rubber belongs to the adjacent segment).
 _JAW_SEGMENTS = {
@@ -74,7 +74,7 @@ _JAW_SEGMENTS = {
 _SIDE_OF_SEGMENT = {FRONT: 0, BACK: 1, LEFT_FRONT: 2, LEFT_BACK: 2, RIGHT_FRONT: 3, RIGHT_BACK: 3}
 
 
-def _other_cushion_table(identity: str) -> np.ndarray:
+def other_cushion_table(identity: str) -> np.ndarray:
     """(12, 12) bool: pieces p and q are certainly different cushions (G20(2.1), A-16)."""
     if identity not in CUSHION_IDENTITIES:
         raise ValueError(f"cushion_identity must be one of {CUSHION_IDENTITIES}, got {identity!r}")
@@ -325,7 +325,7 @@ def shot_facts(
         raise ValueError(f"causal_chain must be one of {CAUSAL_CHAINS}, got {causal_chain!r}")
     if not same_collision_s >= 0:
         raise ValueError(f"same_collision_s must be 0 or more, got {same_collision_s!r}")
-    other_cushion = jnp.asarray(_other_cushion_table(cushion_identity))
+    other_cushion = jnp.asarray(other_cushion_table(cushion_identity))
     n = object_mask.shape[-1]
     c = log.t.shape[-1]
     balls = jnp.arange(n)

@@ -22,7 +22,7 @@ import warp as wp
 
 from piramida.physics import events as ev
 from piramida.physics import layouts, markings
-from piramida.physics.engine import cluster, kiss
+from piramida.physics.engine import cluster, facts, kiss
 from piramida.physics.engine.cluster import MAX_CONTACTS
 from piramida.physics.engine.collide import collide
 from piramida.physics.engine.cushion import rebound
@@ -293,6 +293,9 @@ def shot(
     hist_v: wp.array4d(dtype=wp.float64),
     hist_w: wp.array4d(dtype=wp.float64),
     hist_s: wp.array3d(dtype=wp.int32),
+    facts_shot: wp.array2d(dtype=wp.int32),
+    facts_ball: wp.array2d(dtype=wp.int32),
+    facts_pocket: wp.array2d(dtype=wp.int32),
 ):
     """Simulate table `tid`'s shot (inputs: balls after the strike; see `physics.kernel`)."""
     tid = wp.tid()
@@ -604,3 +607,25 @@ def shot(
     log_count[tid] = count
     log_overflow[tid] = wp.where(overflow, 1, 0)
     duration[tid] = t
+    # The pair cache and two scratch arrays are free now: the log's reader uses them.
+    facts.read_log(
+        tid,
+        n,
+        struck[tid],
+        count,
+        s_in,
+        log_t,
+        log_kind,
+        log_a,
+        log_b,
+        log_ta,
+        log_tb,
+        snap_cushion,
+        snap_touching,
+        pair_t,
+        moving,
+        partners,
+        facts_shot,
+        facts_ball,
+        facts_pocket,
+    )

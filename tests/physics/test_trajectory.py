@@ -48,6 +48,6 @@ def test_trajectory_passes_through_every_logged_state(recorded: tuple) -> None:
 
 
 def test_trajectory_refuses_an_unrecorded_result() -> None:
-    result = ph.ShotResult(None, None, None, None, None, None, None)  # type: ignore[arg-type]
+    result = ph.ShotResult(None, None, None, None, None, None, None, None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="record=True"):
         trajectory(result, np.zeros(1))

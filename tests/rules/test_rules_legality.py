@@ -14,6 +14,7 @@ from typing import Any
 import jax
 import numpy as np
 import pytest
+from helpers.log_reader import assert_same_facts, kernel_facts
 from helpers.rules_logs import declared_of, log_of, mask_of, snapshot_of, stack
 
 from piramida.rules.shot_facts import ShotFacts, explain, shot_facts
@@ -40,11 +41,20 @@ def facts(
     overflow: bool = False,
     **options: Any,
 ) -> ShotFacts:
-    """Facts of one hand-written shot (the pyramid is the object balls)."""
+    """Facts of one hand-written shot (the pyramid is the object balls).
+
+    At the referee's defaults (no options, every frozen ball declared) the kernel's own
+    reading of the same log (`physics.engine.facts`) must give the same facts, field by field.
+    """
     start = snapshot_of() if start is None else start
     declared_array = None if declared is None else declared_of(declared)
     log = log_of([("strike", own), *events], overflow=overflow)
-    return _facts(log, start, own, objects, objects, is_break, declared_array, **options)
+    found = _facts(log, start, own, objects, objects, is_break, declared_array, **options)
+    if not options and declared is None:
+        # The referee's pyramid: the object balls on a break, none otherwise (S-7).
+        as_referee = _facts(log, start, own, objects, objects & is_break, is_break, None)
+        assert_same_facts(as_referee, kernel_facts(log, start, own, objects, is_break))
+    return found
 
 
 def g20(events: list[tuple[Any, ...]], **kwargs: Any) -> dict[str, bool]:
@@ -393,6 +403,24 @@ def test_g20_n2_declaration_needs_the_ball_still_against_its_cushion() -> None:
     assert not facts(against, start=start, declared={5: "LB"}).g20_legal
 
 
+def test_g20_n2_only_the_first_meeting_of_a_frozen_ball_presses_its_cushion() -> None:
+    # 0 misses 5 (frozen on the back cushion) and hits 7 first; 7 then meets 5, still
+    # against the back cushion, and 5's partner 7 rolls to a cushion. 5's first meeting is
+    # after the first contact: it presses the cushion (A-18) and 7's cushion is (2.2).
+    start = snapshot_of(frozen={5: "back"})
+    for meeting in (
+        ("ball-ball", 7, 5, {"touching": {5: "back"}}),
+        ("ball-ball", 5, 7, {"touching": {5: "back"}}),
+    ):
+        meets_5 = [("ball-ball", 0, 7), meeting, ("cushion", 7, "LB")]
+        f = facts(meets_5, start=start)
+        assert f.g20_2_2 and f.g20_n2_declared
+        # 5 met 9 before the first contact: its meeting with 7 is no longer its first, so
+        # it presses nothing and 7's cushion proves nothing.
+        f = facts([("ball-ball", 9, 5), *meets_5], start=start)
+        assert not f.g20_2_2 and not f.g20_legal
+
+
 def test_g20_n3_ball_starting_on_the_centre_line() -> None:
     # 7's centre is on the line: the kernel puts it in the half it heads for and logs no
     # crossing for leaving the line, so rolling off the line and back to a cushion is no
@@ -479,8 +507,8 @@ def test_jit_vmap_over_tables_equals_one_table_at_a_time() -> None:
 
 
 @pytest.mark.parametrize("identity", ["segment", "side"])
-def test_a16_other_cushion_table_is_symmetric_and_never_the_same_piece(identity: str) -> None:
-    from piramida.rules.shot_facts import _other_cushion_table
+def test_a16other_cushion_table_is_symmetric_and_never_the_same_piece(identity: str) -> None:
+    from piramida.rules.shot_facts import other_cushion_table
 
-    table = _other_cushion_table(identity)
+    table = other_cushion_table(identity)
     assert table.shape == (12, 12) and np.array_equal(table, table.T) and not np.any(np.diag(table))

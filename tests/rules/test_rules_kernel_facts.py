@@ -1,0 +1,97 @@
+"""The kernel's reading of its own log against the referee's reading of the log, on recorded game shots.
+
+The referee of the games (`rules.game.play`) rules on the facts the kernel read as each
+shot ended (`physics.engine.facts`, `rules.kernel_facts`); the log-reading `shot_facts`
+stays the reference. Over the 5,475 recorded shots of `tests/data/game_shots.npz` (all
+four variants, breaks and shots from hand included) both must give the same facts, field
+by field, and the referee the same verdicts and next states. The hand-written logs of
+`test_rules_legality` are read both ways too (its `facts` helper).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from helpers import game_shots
+
+import piramida.physics as ph
+from piramida.physics import noise
+from piramida.rules import state as st
+from piramida.rules.game import CAPACITY, prepare
+from piramida.rules.kernel_facts import facts_of
+from piramida.rules.referee import adjudicate, record_of
+from piramida.rules.shot_facts import shot_facts
+
+pytestmark = pytest.mark.xdist_group("kernel_facts")
+DIMS = st.DEFAULT_DIMS
+BALLS = jnp.arange(16)
+
+
+@pytest.fixture(scope="module")
+def shots() -> dict[str, Any]:
+    """The recorded shots prepared and simulated as the games played them."""
+    states, moves, keys = game_shots.load()
+    magnitudes = jnp.full(keys.shape[0], noise.level("pro"))
+    _, called, shot, balls, strikes = jax.vmap(lambda s, m, k, g: prepare(s, m, k, g, DIMS.R))(
+        states, moves, keys, magnitudes
+    )
+    result = ph.simulate(ph.preset(), balls, strikes, capacity=CAPACITY, validate=False, transitions=False)
+    return {"states": called, "shot": shot, "result": result}
+
+
+@jax.jit
+def _both_facts(states: st.GameState, shot: st.Shot, result: ph.ShotResult) -> tuple[Any, Any]:
+    placing = (states.phase == st.BREAK) | (states.phase == st.IN_HAND)
+    own_mask = shot.ball[:, None] == BALLS
+    objects = (states.on_table | (placing[:, None] & own_mask)) & ~own_mask
+    is_break = states.phase == st.BREAK
+    from_log = jax.vmap(lambda log, start, own, ob, br: shot_facts(log, start, own, ob, ob & br, br))(
+        result.log, result.start, shot.ball, objects, is_break
+    )
+    capacity = result.log.t.shape[-1]
+    from_kernel = jax.vmap(
+        lambda f, start, over, own, ob, br: facts_of(f, start, over, capacity, own, ob, br)
+    )(result.facts, result.start, result.log.overflow, shot.ball, objects, is_break)
+    return from_log, from_kernel
+
+
+def differences(expected: Any, got: Any) -> dict[str, int]:
+    """For each field of two pytrees of arrays with a leading shot axis: how many shots differ."""
+    out = {}
+    for name in vars(expected):
+        a, b = np.asarray(getattr(expected, name)), np.asarray(getattr(got, name))
+        count = int(np.sum(np.any((a != b).reshape(a.shape[0], -1), axis=1)))
+        if count:
+            out[name] = count
+    return out
+
+
+def test_the_recorded_shots_cover_every_variant_breaks_and_shots_from_hand(shots: dict[str, Any]) -> None:
+    states = shots["states"]
+    assert states.phase.shape[0] >= 5000
+    for variant in range(4):
+        mine = np.asarray(states.variant) == variant
+        assert np.sum(mine & (np.asarray(states.phase) == st.BREAK)) >= 100
+    assert np.sum(np.asarray(states.phase) == st.IN_HAND) >= 50
+
+
+def test_g20_g12_facts_read_by_the_kernel_are_the_logs(shots: dict[str, Any]) -> None:
+    from_log, from_kernel = _both_facts(shots["states"], shots["shot"], shots["result"])
+    assert differences(from_log, from_kernel) == {}
+    # The shots exercise the chains, not only the plain clauses.
+    for name in ("g20_2_2", "g20_4_2", "g20_3_2", "g20_2_1", "g12_1_2", "frozen_partner_contact"):
+        assert int(np.sum(np.asarray(getattr(from_log, name)))) >= 20, name
+
+
+def test_verdicts_and_next_states_from_the_kernels_facts_are_the_logs(shots: dict[str, Any]) -> None:
+    record = record_of(shots["result"])
+    assert record.facts is not None
+    by_kernel = adjudicate(shots["states"], shots["shot"], record)
+    by_log = adjudicate(shots["states"], shots["shot"], dataclasses.replace(record, facts=None))
+    assert differences(by_log[0], by_kernel[0]) == {}
+    assert differences(by_log[1], by_kernel[1]) == {}

@@ -1,0 +1,31 @@
+"""The environment and referee benchmarks still run: each at a tiny size, its figures sane.
+
+A benchmark nobody runs stops working unnoticed; these run `benchmarks/env_speed.py` and
+`benchmarks/referee_speed.py` at 8 tables (the envs' compiled batch, shared with their
+tests) and check that what they report is what they measured.
+"""
+
+from __future__ import annotations
+
+import math
+
+from helpers.benchmark_scripts import load
+
+env_speed = load("env_speed")
+referee_speed = load("referee_speed")
+
+
+def test_env_speed_measures_the_env_the_replayed_kernel_and_the_ratio_to_random16() -> None:
+    row = env_speed.measure(tables=8, steps=2, seed=0)
+    assert row["kernel_calls"] >= 2 and row["env_s"] > 0 and row["kernel_s"] > 0
+    assert math.isclose(row["steps_per_s"], 2 * 8 / row["env_s"])
+    assert row["random16_shots_per_s"] > 0
+    assert math.isclose(row["moves_per_kernel_shot"], row["steps_per_s"] / row["random16_shots_per_s"])
+
+
+def test_referee_speed_times_both_referees_on_breaks_and_shots() -> None:
+    rows = referee_speed.measure(8, repeats=1)
+    assert [r["workload"] for r in rows] == ["break", "shot"]
+    for r in rows:
+        assert r["physics_s"] > 0 and r["referee_s"] > 0 and r["log_referee_s"] > 0
+        assert r["events_mean"] > 1
