@@ -39,14 +39,12 @@ def _random_move(state: st.GameState, key: Array, dims: st.Dims) -> Move:
     low, high = jnp.where(state.phase == st.BREAK, jnp.asarray(BREAK_SPEED), jnp.asarray(SPEED))
     radius = MAX_TIP * jnp.sqrt(jax.random.uniform(keys[3]))
     angle = jax.random.uniform(keys[4], maxval=2 * jnp.pi)
-    # G11.1, G21.2, DYN-5.2: a uniform point of the hand region's box, made legal.
+    # G11.1, G21.2, DYN-5.2: a uniform point of the hand region's box (made legal by
+    # `random_moves`, on the tables that place a ball).
     region = st.hand_region(state, dims)
     x_lo, x_hi, y_lo, y_hi = placement.region_bounds(region, W, L, R)
     point = jnp.stack([x_lo, y_lo]) + jax.random.uniform(keys[5], (2,)) * jnp.stack(
         [x_hi - x_lo, y_hi - y_lo]
-    )
-    place = placement.default_placement(
-        region, state.positions, state.on_table, W, L, R, preferred=point, grid=placement.COARSE_GRID
     )
     # CLS-5.2: a call names an object ball on the table and a pocket.
     classic = state.variant == ids.CLASSIC
@@ -59,7 +57,7 @@ def _random_move(state: st.GameState, key: Array, dims: st.Dims) -> Move:
         phi=jax.random.uniform(keys[1], maxval=360.0),
         a=radius * jnp.cos(angle),
         b=radius * jnp.sin(angle),
-        place=place,
+        place=point,
         call_ball=jnp.where(classic, call_ball, ids.NO_BALL),
         call_pocket=jnp.where(classic & (call_ball >= 0), call_pocket, -1),
         option=jnp.maximum(uniform_choice(keys[8], options), 0),
@@ -70,7 +68,8 @@ def _random_move(state: st.GameState, key: Array, dims: st.Dims) -> Move:
 @functools.partial(jax.jit, static_argnames=("dims",))
 def random_moves(states: st.GameState, keys: Array, dims: st.Dims = st.DEFAULT_DIMS) -> Move:
     """`RandomAgent.act` as a function: (B,) states, (B, 2) keys."""
-    return jax.vmap(lambda s, k: _random_move(s, k, dims))(states, keys)
+    moves = jax.vmap(lambda s, k: _random_move(s, k, dims))(states, keys)
+    return moves.replace(place=st.placements(states, moves.place, dims))
 
 
 class RandomAgent:

@@ -86,20 +86,11 @@ def strikable(state: st.GameState) -> Any:
     return jnp.where(free_choice, state.on_table, balls == fixed)
 
 
-def _placement(state: st.GameState, u: Any, dims: st.Dims) -> Any:
+def _preferred_place(state: st.GameState, u: Any, dims: st.Dims) -> Any:
+    """The point of the hand region's box that `u` (2,) names; `decode_raw` makes it legal."""
     region = st.hand_region(state, dims)
     x_lo, x_hi, y_lo, y_hi = placement.region_bounds(region, dims.width, dims.length, dims.R)
-    preferred = jnp.stack([x_lo + _unit(u[0]) * (x_hi - x_lo), y_lo + _unit(u[1]) * (y_hi - y_lo)])
-    return placement.default_placement(
-        region,
-        state.positions,
-        state.on_table,
-        dims.width,
-        dims.length,
-        dims.R,
-        preferred,
-        grid=placement.COARSE_GRID,
-    )
+    return jnp.stack([x_lo + _unit(u[0]) * (x_hi - x_lo), y_lo + _unit(u[1]) * (y_hi - y_lo)])
 
 
 def _tip(a: Any, b: Any) -> tuple[Any, Any]:
@@ -108,8 +99,14 @@ def _tip(a: Any, b: Any) -> tuple[Any, Any]:
     return a * shrink, b * shrink
 
 
-def decode_raw_table(state: st.GameState, u: Any, dims: st.Dims) -> Move:
-    """One table's `raw` action (RAW_SIZE,) as a `Move` (see the module docstring)."""
+def decode_raw(states: st.GameState, actions: Any, dims: st.Dims) -> Move:
+    """A batch's `raw` actions (B, RAW_SIZE) as moves: the ball in hand placed legally near its point."""
+    moves = jax.vmap(lambda s, u: _decode_raw_table(s, u, dims))(states, actions)
+    return moves.replace(place=st.placements(states, moves.place, dims))
+
+
+def _decode_raw_table(state: st.GameState, u: Any, dims: st.Dims) -> Move:
+    """One table's `raw` action (RAW_SIZE,) as a `Move`, its place the point `u` names."""
     u = jnp.asarray(u, jnp.float64)
     a, b = _tip(MAX_TIP * u[3], MAX_TIP * u[4])
     objects = state.on_table & (jnp.arange(ids.N_BALLS) != ids.COLOURED)
@@ -120,7 +117,7 @@ def decode_raw_table(state: st.GameState, u: Any, dims: st.Dims) -> Move:
         phi=180.0 * jnp.clip(u[1], -1.0, 1.0),
         a=a,
         b=b,
-        place=_placement(state, u[5:7], dims),
+        place=_preferred_place(state, u[5:7], dims),
         call_ball=_kth(objects, u[7]),
         call_pocket=jnp.minimum(jnp.floor(_unit(u[8]) * 6), 5).astype(jnp.int32),
         option=jnp.maximum(_kth(options, u[9]), 0),

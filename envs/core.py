@@ -31,6 +31,7 @@ from piramida.envs import actions as act
 from piramida.envs import observation as obs
 from piramida.physics import noise as noise_model
 from piramida.physics.fields import read_int, read_number
+from piramida.physics.kernel import preload_in_background
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.game import Move, Outcome, play, where_tables
@@ -144,7 +145,7 @@ def decode(states: st.GameState, actions: Any, mode: str) -> Move:
     """A batch's actions in action mode `mode` as moves (traceable)."""
     dims = st.DEFAULT_DIMS
     if mode == "raw":
-        return jax.vmap(lambda s, u: act.decode_raw_table(s, u, dims))(states, actions)
+        return act.decode_raw(states, actions, dims)
     found = shot_menu(states, act.MENU, dims=dims)
     return jax.vmap(lambda s, a, c: act.decode_assisted_table(s, a, c, dims))(states, actions, found)
 
@@ -237,6 +238,7 @@ class Core:
         """Hold the settings; `reset` starts the games."""
         if batch < 1:
             raise ValueError(f"num_envs: expected a positive number of tables, got {batch}")
+        preload_in_background()  # the kernel's build beside the first reset's compiles
         self.batch, self.size, self.settings, self.opponent = batch, padded(batch), settings, opponent
         self.states: st.GameState | None = None
         self.keys: Any = None

@@ -22,7 +22,7 @@ from typing import Any
 import jax
 
 import piramida.physics as ph
-from piramida.physics.kernel import preload_cpu
+from piramida.physics.kernel import preload_in_background
 from piramida.play import engine
 from piramida.rules import codec, ids
 from piramida.rules import state as st
@@ -70,8 +70,7 @@ class Warmup:
         that, so a cold start waited for the sum of the three rather than the longest.
         """
         self._started = time.monotonic()
-        if jax.default_backend() == "cpu":
-            threading.Thread(target=preload_cpu, name="piramida-warp-build", daemon=True).start()
+        preload_in_background()
         if beside is not None:
             threading.Thread(
                 target=self._quietly, args=(beside,), name="piramida-warmup-beside", daemon=True

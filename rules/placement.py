@@ -23,11 +23,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from piramida.physics import markings
-from piramida.rules.ids import ANYWHERE, CONTACT_TOLERANCE, HOUSE, N_BALLS, TEMPORARY_HOUSE
+from piramida.rules.ids import ANYWHERE, CONTACT_TOLERANCE, HOUSE, N_BALLS, OFF_TABLE_XY, TEMPORARY_HOUSE
 
 # The default policy's candidate grid: GRID x GRID points spread over the region's box
 # (centres R from the cushions, short of the region's line by the tolerance). On the
@@ -175,6 +177,45 @@ def default_placement(
     distance = jnp.linalg.norm(candidates - preferred, axis=-1)
     best = jnp.argmin(jnp.where(ok, distance, jnp.inf))
     return jnp.where(jnp.any(ok), candidates[best], jnp.nan)
+
+
+def placements(
+    placing: Any,
+    regions: Any,
+    positions: Any,
+    on_table: Any,
+    preferred: Any,
+    width: Any,
+    length: Any,
+    R: Any,
+    grid: int = COARSE_GRID,
+) -> Any:
+    """(B, 2): `default_placement` on each table of a batch where `placing`, `OFF_TABLE_XY` elsewhere.
+
+    Most tables of a game in progress place nothing, and the grid search costs about as
+    much as a move's referee when every table runs it (14 ms for 1,024 tables, 13 x 13 on
+    this project's CPU). Up to a sixteenth of the batch (at least one table) is gathered
+    and searched; where more tables place a ball (a batch of breaks), all are searched.
+    The places are the same either way.
+
+    Args: `placing` (B,) bool, `regions` (B,), `positions` (B, 16, 2), `on_table` (B, 16),
+    `preferred` (B, 2); the rest as `default_placement`.
+    """
+    batch = placing.shape[0]
+    bucket = max(1, batch // 16)
+    search = jax.vmap(lambda r, p, o, q: default_placement(r, p, o, width, length, R, q, grid=grid))
+    nowhere = jnp.broadcast_to(jnp.asarray(OFF_TABLE_XY, preferred.dtype), preferred.shape)
+
+    def few() -> Any:
+        # Rows past the placing tables repeat table 0, and write what table 0's row holds.
+        (index,) = jnp.nonzero(placing, size=bucket, fill_value=0)
+        found = search(regions[index], positions[index], on_table[index], preferred[index])
+        return nowhere.at[index].set(jnp.where(placing[index][:, None], found, nowhere[index]))
+
+    def every() -> Any:
+        return jnp.where(placing[:, None], search(regions, positions, on_table, preferred), nowhere)
+
+    return lax.cond(jnp.sum(placing) <= bucket, few, every)
 
 
 def house_region(

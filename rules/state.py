@@ -27,7 +27,7 @@ import numpy as np
 from piramida.physics.motion import ABSENT, STATIONARY, BallState
 from piramida.physics.params import PYRAMID_PARAMS
 from piramida.physics.table import DEFAULT_TABLE, PRESETS
-from piramida.rules import ids
+from piramida.rules import ids, placement
 
 # Phases: what the player to move does next.
 BREAK, NORMAL, IN_HAND, DECISION, OVER = range(5)
@@ -281,6 +281,19 @@ def start_balls(state: GameState, shot: Shot) -> BallState:
     s = jnp.where(present, STATIONARY, ABSENT).astype(jnp.int32)
     n = ids.N_BALLS
     return BallState(r=r, v=jnp.zeros((n, 2)), w=jnp.zeros((n, 3)), s=s)
+
+
+def placements(states: GameState, preferred: Any, dims: Dims = DEFAULT_DIMS) -> Any:
+    """(B, 2) where each table of a batch places its ball in hand, near `preferred` (B, 2).
+
+    `placement.placements` on the tables in the BREAK and IN_HAND phases (the coarse grid of
+    the bots and the envs), `ids.OFF_TABLE_XY` where no ball is placed.
+    """
+    placing = (states.phase == BREAK) | (states.phase == IN_HAND)
+    regions = jax.vmap(lambda s: hand_region(s, dims))(states)
+    return placement.placements(
+        placing, regions, states.positions, states.on_table, preferred, dims.width, dims.length, dims.R
+    )
 
 
 def to_host(state: GameState, index: int | None = None) -> GameState:
