@@ -160,22 +160,23 @@ def split_keys(keys: Any) -> tuple[Any, Any]:
 
 
 def play_masked(
-    states: st.GameState, moves: Move, keys: Any, active: Any, noise: Any
+    states: st.GameState, moves: Move, keys: Any, active: Any, noise: Any, keep_log: bool = False
 ) -> tuple[st.GameState, Outcome, Any]:
     """`play` where `active`, the states unchanged elsewhere (no kernel work there); and the next keys.
 
     The one compiled program of a move for the envs, the arena and the tests: `noise` is
     made a float64 array first, so a Python float and an array do not compile it twice.
+    With `keep_log` the outcome carries each shot's event log (`rules.game.play`).
     """
-    return _play_masked(states, moves, keys, active, jnp.asarray(noise, jnp.float64))
+    return _play_masked(states, moves, keys, active, jnp.asarray(noise, jnp.float64), keep_log)
 
 
-@jax.jit
+@functools.partial(jax.jit, static_argnames=("keep_log",))
 def _play_masked(
-    states: st.GameState, moves: Move, keys: Any, active: Any, noise: Any
+    states: st.GameState, moves: Move, keys: Any, active: Any, noise: Any, keep_log: bool
 ) -> tuple[st.GameState, Outcome, Any]:
     keys, use = split_keys(keys)
-    nxt, outcome = play(states, moves, use, noise, active=active)
+    nxt, outcome = play(states, moves, use, noise, active=active, keep_log=keep_log)
     return where_tables(active, nxt, states), outcome, keys
 
 

@@ -119,22 +119,27 @@ def _head(tree: Any, count: int) -> Any:
 
 
 def play_padded(
-    states: st.GameState, moves: Move, keys: jax.Array, magnitude: float, capacity: int
+    states: st.GameState,
+    moves: Move,
+    keys: jax.Array,
+    magnitude: float,
+    capacity: int,
+    keep_log: bool = False,
 ) -> tuple[st.GameState, Outcome]:
     """`play` on B tables, padded to a multiple of `core.PAD` through the envs' `core.play_masked`.
 
     The padding repeats table 0 and is dropped after the move; a frame's shot draws its
     noise from `keys` split once (as in an env). Another `capacity` than the game's plays
-    unpadded, as its own program.
+    unpadded, as its own program. `keep_log`: the outcome carries the event logs.
     """
     games = len(keys)
     if capacity != CAPACITY:
-        return play(states, moves, keys, magnitude, capacity=capacity)
+        return play(states, moves, keys, magnitude, capacity=capacity, keep_log=keep_log)
     rows = np.arange(core.padded(games))
     index = jnp.asarray(np.where(rows < games, rows, 0), jnp.int32)
     active = jnp.asarray(rows < games)
     after, outcome, _ = core.play_masked(
-        _gather(states, index), _gather(moves, index), keys[index], active, magnitude
+        _gather(states, index), _gather(moves, index), keys[index], active, magnitude, keep_log
     )
     return _head((after, outcome), games)
 
@@ -268,7 +273,8 @@ def head_to_head(
       buckets: a bot's tables are padded to k / buckets of the batch (k = 1..buckets): more
         buckets waste less work on padding and compile more shapes.
       on_play: called after every `play` with (states before, moves, states after, outcome),
-        all (B,), for whoever keeps more than the tallies (match records, `replays`).
+        all (B,), for whoever keeps more than the tallies (match records, `replays`): the
+        outcome then carries the shots' event logs.
 
     """
     names = [agents[0][0], agents[1][0]]
@@ -305,7 +311,9 @@ def head_to_head(
                 tallies[b].act_calls += 1
                 tallies[b].act_seconds += time.perf_counter() - tick
         before = states
-        states, outcome = play_padded(states, moves, jax.random.split(k_play, games), magnitude, capacity)
+        states, outcome = play_padded(
+            states, moves, jax.random.split(k_play, games), magnitude, capacity, keep_log=on_play is not None
+        )
         if on_play is not None:
             on_play(before, moves, states, outcome)
         steps += 1

@@ -76,12 +76,13 @@ class LogFacts:
     """The log read by the kernel's thread as the shot ended (`engine.facts`), per table.
 
     Attributes:
-      shot: (4,) `engine.facts.SHOT_FIELDS`: the slot of the struck ball's first contact
-        (the log's capacity if none), that ball (-1), the struck ball's cushion contacts
-        before it, and the `SHOT_BITS`.
+      shot: (5,) `engine.facts.SHOT_FIELDS`: the slot of the struck ball's first contact
+        (the event limit if none), that ball (-1), the struck ball's cushion contacts
+        before it, the `SHOT_BITS`, and the event limit (the log's capacity) itself. A
+        slot is an event's index in the log, whether the log was kept or not.
       ball: (N,) per ball, the cushion pieces touched after the first contact (bits 0-11)
         and the `BALL_BITS` above them.
-      pocket_slot: (N,) the slot of each ball's pocket event (the log's capacity if none).
+      pocket_slot: (N,) the slot of each ball's pocket event (the event limit if none).
       pocket: (N,) the pocket each ball fell into, -1 if none (`ShotResult.pocket`).
 
     """
@@ -257,15 +258,16 @@ def _shot_call(platform: str) -> Any:
 
 
 def _launch(
-    r: Any, v: Any, w: Any, s: Any, struck: Any, *shared: Any, capacity: int, record: bool
+    r: Any, v: Any, w: Any, s: Any, struck: Any, *shared: Any, capacity: int, record: bool, keep_log: bool
 ) -> tuple[Any, ...]:
     """One launch of the kernel over the tables of `r` (B, N, 2) ... (a thread a table)."""
     batch, n = s.shape
     slots = capacity if record else 1
+    kept = capacity if keep_log else 1
     shapes = {
         "r_out": (batch, n, 2), "v_out": (batch, n, 2), "w_out": (batch, n, 3), "s_out": (batch, n),
         "pocket": (batch, n), "pocket_time": (batch, n),
-        **{name: (batch, capacity) for name in ("log_t", "log_kind", "log_a", "log_b", "log_ta", "log_tb")},
+        **{name: (batch, kept) for name in ("log_t", "log_kind", "log_a", "log_b", "log_ta", "log_tb")},
         "log_count": (batch,), "log_overflow": (batch,), "duration": (batch,),
         "snap_cushion": (batch, n), "snap_touching": (batch, n, n), "snap_centre": (batch, n),
         "hist_r": (batch, slots, n, 2), "hist_v": (batch, slots, n, 2), "hist_w": (batch, slots, n, 3),
@@ -278,7 +280,7 @@ def _launch(
 
 
 @functools.cache
-def _kernel_call(capacity: int, record: bool) -> Any:
+def _kernel_call(capacity: int, record: bool, keep_log: bool) -> Any:
     """`_launch` for one log capacity, under `vmap` too.
 
     The kernel takes its tables on one leading axis; a `vmap` over `simulate` adds another.
@@ -288,7 +290,7 @@ def _kernel_call(capacity: int, record: bool) -> Any:
 
     @jax.custom_batching.custom_vmap
     def call(*arguments: Any) -> tuple[Any, ...]:
-        return _launch(*arguments, capacity=capacity, record=record)
+        return _launch(*arguments, capacity=capacity, record=record, keep_log=keep_log)
 
     @call.def_vmap
     def _(size: int, batched: list[bool], *arguments: Any) -> tuple[tuple[Any, ...], tuple[bool, ...]]:
@@ -307,7 +309,7 @@ def _kernel_call(capacity: int, record: bool) -> Any:
     return call
 
 
-@functools.partial(jax.jit, static_argnames=("models", "capacity", "record", "transitions"))
+@functools.partial(jax.jit, static_argnames=("models", "capacity", "record", "transitions", "keep_log"))
 def _simulate_batch(
     balls: BallState,
     strikes: Strike | None,
@@ -317,6 +319,7 @@ def _simulate_batch(
     capacity: int,
     record: bool,
     transitions: bool,
+    keep_log: bool,
 ) -> ShotResult:
     batch = balls.s.shape[0]
     struck = jnp.full(batch, -1, jnp.int32)
@@ -335,9 +338,11 @@ def _simulate_batch(
         "han": models.cushion == "han_2005",
         "transitions": transitions,
         "record": record,
+        "keep_log": keep_log,
+        "limit": capacity,
     }
     options = jnp.asarray([int(flags[f]) for f in loop.OPTIONS], jnp.int32)
-    call = _kernel_call(capacity, record)
+    call = _kernel_call(capacity, record, keep_log)
     outputs = call(
         balls.r, balls.v, balls.w, balls.s.astype(jnp.int32), struck, constants, options, *table_arrays(table)
     )
@@ -385,6 +390,7 @@ def simulate(
     record: bool = False,
     validate: bool = True,
     transitions: bool = True,
+    keep_log: bool = True,
 ) -> ShotResult:
     """Simulate one shot on each of B tables (one `jit`, batched over the leading axis).
 
@@ -402,7 +408,8 @@ def simulate(
       strikes: (B,) cue strikes, applied before the shot, or None.
       params: physical constants (shared).
       models: model choices.
-      capacity: event-log slots per table; a table that needs more is flagged.
+      capacity: event-log slots per table; a table that needs more is flagged (its shot
+        stops there), whether the log is kept or not.
       record: keep every ball's state after each event (for `trajectory`).
       validate: check the inputs on the host first (`validate.InputError` if bad);
         skipped automatically when the inputs are traced.
@@ -410,6 +417,9 @@ def simulate(
         reads none of them, and a slow push through a cluster logs about as many of them
         as contacts, so the game leaves them out; a recorded shot needs them (its
         history is the state at each logged event).
+      keep_log: return the event log. Without it the log has one slot (its `count` and
+        `overflow` still hold), and the referee reads the facts the kernel noted as
+        the shot ran (`ShotResult.facts`): a game's move need not write 1,024 slots a table.
 
     Returns:
       A `ShotResult` with a leading (B,) axis.
@@ -417,6 +427,8 @@ def simulate(
     """
     if record and not transitions:
         raise ValueError("simulate: record=True needs transitions=True (the history holds every event)")
+    if record and not keep_log:
+        raise ValueError("simulate: record=True needs keep_log=True (the history follows the log)")
     if balls.s.shape[-1] > MAX_BALLS:
         raise ValueError(f"simulate: at most {MAX_BALLS} balls a table, got {balls.s.shape[-1]}")
     traced = any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves((balls, strikes)))
@@ -430,6 +442,7 @@ def simulate(
         "capacity": capacity,
         "record": record,
         "transitions": transitions,
+        "keep_log": keep_log,
     }
     devices = jax.device_count()
     if not traced and devices > 1 and balls.s.shape[0] % devices == 0:
@@ -437,7 +450,9 @@ def simulate(
     return _simulate_batch(balls, strikes, table, params, **options)
 
 
-@functools.partial(jax.jit, static_argnames=("models", "capacity", "record", "transitions", "devices"))
+@functools.partial(
+    jax.jit, static_argnames=("models", "capacity", "record", "transitions", "keep_log", "devices")
+)
 def _simulate_sharded(
     balls: BallState,
     strikes: Strike | None,
@@ -447,6 +462,7 @@ def _simulate_sharded(
     capacity: int,
     record: bool,
     transitions: bool,
+    keep_log: bool,
     devices: int,
 ) -> ShotResult:
     """`_simulate_batch` on each device's share of the tables (the table axis split)."""
@@ -454,7 +470,7 @@ def _simulate_sharded(
     tables, shared = PartitionSpec("tables"), PartitionSpec()
 
     def local(balls: BallState, strikes: Strike | None, table: Table, p: PhysicsParams) -> ShotResult:
-        return _simulate_batch(balls, strikes, table, p, models, capacity, record, transitions)
+        return _simulate_batch(balls, strikes, table, p, models, capacity, record, transitions, keep_log)
 
     run = jax.shard_map(
         local, mesh=mesh, in_specs=(tables, tables, shared, shared), out_specs=tables, check_vma=False

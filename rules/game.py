@@ -162,7 +162,7 @@ def prepare(
     return shooting, called, shot, balls, strike
 
 
-@functools.partial(jax.jit, static_argnames=("models", "capacity", "dims", "record"))
+@functools.partial(jax.jit, static_argnames=("models", "capacity", "dims", "record", "keep_log"))
 def play(
     states: st.GameState,
     moves: Move,
@@ -175,6 +175,7 @@ def play(
     dims: st.Dims = st.DEFAULT_DIMS,
     record: bool = False,
     active: Any = None,
+    keep_log: bool = False,
 ) -> tuple[st.GameState, Outcome]:
     """Play one move on each of B tables: (next states, outcome), in one `jit`.
 
@@ -188,6 +189,9 @@ def play(
       dims: the table's figures for the referee (static).
       active: (B,) bool, the tables whose move counts (None: all). The others cost the
         kernel nothing (no strike) and their outcome is to be thrown away by the caller.
+      keep_log: return each shot's event log in `Outcome.result` (a match record, a
+        replay): the referee rules on the facts the kernel noted, so a move keeps none
+        by default (the log of a recorded shot is always kept).
 
     """
     if table is None:
@@ -211,6 +215,7 @@ def play(
         record,
         validate=False,
         transitions=record,
+        keep_log=keep_log or record,
     )
     verdicts, after_shot = jax.vmap(lambda s, x, r: adjudicate_table(s, x, r, dims))(called, shots, result)
     decision_invalid, after_decision = jax.vmap(lambda s, m: decide(s, Decision(m.option, m.take), dims))(

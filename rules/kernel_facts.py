@@ -1,6 +1,6 @@
 """The shot's `ShotFacts` from what the kernel read of its own log: work the size of the balls.
 
-The kernel's thread reads its log once as the shot ends (`physics.engine.facts`) and keeps
+The kernel's thread notes each event as the shot runs (`physics.engine.facts`) and keeps
 physical statements: the struck ball's first contact, what happened after it and in what
 order. Here they become the rules' facts (G5.3, G12.1, G20 and its notes, G22, G24) with
 the readings of `rules.shot_facts` at its defaults (a segment is one cushion, A-16; the
@@ -22,6 +22,7 @@ from piramida.rules.ids import NO_BALL
 from piramida.rules.shot_facts import ShotFacts, other_cushion_table
 
 _BIT = {name: 1 << k for k, name in enumerate(kf.SHOT_BITS)}
+_LIMIT = kf.SHOT_FIELDS.index("limit")
 _PIECE_BITS = jnp.asarray(1 << jnp.arange(kf.N_PIECES), jnp.int32)
 
 
@@ -33,13 +34,13 @@ def _ball_bit(name: str) -> int:
     return 1 << (kf.N_PIECES + kf.BALL_BITS.index(name))
 
 
-def last_pocketed(log_facts: LogFacts, capacity: int, mask: Any) -> Any:
+def last_pocketed(log_facts: LogFacts, mask: Any) -> Any:
     """The ball of the latest pocket event among the balls in `mask`, or -1 (CLS-5.7).
 
     A planar kernel pockets a ball once, so each ball has at most one pocket slot.
     """
     slot = log_facts.pocket_slot
-    latest = jnp.where(mask & (slot < capacity), slot, -1)
+    latest = jnp.where(mask & (slot < log_facts.shot[_LIMIT]), slot, -1)
     ball = jnp.argmax(latest)
     return jnp.where(latest[ball] >= 0, ball, -1).astype(jnp.int32)
 
@@ -48,7 +49,6 @@ def facts_of(
     log_facts: LogFacts,
     start: Snapshot,
     overflow: Any,
-    capacity: int,
     own_ball: Any,
     object_mask: Any,
     is_break: Any,
@@ -58,8 +58,7 @@ def facts_of(
     Args:
       log_facts: the kernel's reading of the log (`ShotResult.facts`), one table.
       start: the start snapshot (declared frozen balls, A-18).
-      overflow: () the log ran out of room.
-      capacity: the log's capacity (the slot index the kernel gives for "none").
+      overflow: () the shot logged more events than its limit (the log's capacity).
       own_ball: () the struck ball (G4.1): the kernel's struck ball.
       object_mask: (N,) the object balls on the bed at shot start (G4.4).
       is_break: () the shot is a break: G12.1 decides instead of G20 (the pyramid is
@@ -67,18 +66,18 @@ def facts_of(
 
     """
     n = object_mask.shape[-1]
-    first_slot, first_ball, own_before, bits = (log_facts.shot[k] for k in range(len(kf.SHOT_FIELDS)))
+    first_slot, first_ball, own_before, bits, limit = (log_facts.shot[k] for k in range(len(kf.SHOT_FIELDS)))
     per_ball = log_facts.ball
     own = jnp.asarray(own_ball, jnp.int32)
     is_own = jnp.arange(n) == own
     is_break = jnp.asarray(is_break, bool)
     objects = jnp.asarray(object_mask, bool) & ~is_own
-    hit = first_slot < capacity
+    hit = first_slot < limit
 
     cushion_balls = (per_ball & _ball_bit("cushion_after")) != 0
     crossing_balls = (per_ball & _ball_bit("crossing_after")) != 0
     jumped = (per_ball & _ball_bit("jumped")) != 0
-    pocketed = log_facts.pocket_slot < capacity
+    pocketed = log_facts.pocket_slot < limit
 
     # G12.1 (S-7: on a break the pyramid is every object ball, so its first contact is G5.3's).
     pyramid = objects & is_break
@@ -112,7 +111,6 @@ def facts_of(
     g20_legal = hit & g20_any
     overflow = jnp.asarray(overflow, bool)
     legal = hit & jnp.where(is_break, break_legal, g20_legal) & ~jnp.any(jumped) & ~overflow
-    none = jnp.asarray(capacity, jnp.int32)
     return ShotFacts(
         is_break=is_break,
         first_contact=jnp.where(hit, first_ball, NO_BALL).astype(jnp.int32),
@@ -128,7 +126,7 @@ def facts_of(
         cushion_balls=cushion_balls,
         crossing_balls=crossing_balls,
         break_contact=jnp.where(is_break & hit, first_ball, NO_BALL).astype(jnp.int32),
-        break_contact_index=jnp.where(is_break, first_slot, none),
+        break_contact_index=jnp.where(is_break, first_slot, limit),
         g12_1_1=g12_1_1,
         g12_1_2=g12_1_2,
         g12_1_3=g12_1_3,

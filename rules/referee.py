@@ -41,7 +41,7 @@ class ShotRecord:
       log: the kernel's `EventLog`.
       start: the kernel's start `Snapshot` (frozen balls, touching pairs, centre line).
       final: (16, 2) ball centres when the shot ended (pocketed balls: anything).
-      facts: what the kernel read of its log as the shot ended (`physics.LogFacts`), or
+      facts: what the kernel noted of the shot's events as it ran (`physics.LogFacts`), or
         None for a log from elsewhere (a JSON record): the referee then reads the log.
 
     """
@@ -63,7 +63,7 @@ def _last_pocketed(record: ShotRecord, mask: Any) -> Any:
     """The ball of the last `pocket` event whose ball is in `mask`, or -1 (CLS-5.7)."""
     log = record.log
     if record.facts is not None:
-        return kernel_facts.last_pocketed(record.facts, log.t.shape[-1], mask)
+        return kernel_facts.last_pocketed(record.facts, mask)
     slots = jnp.arange(log.t.shape[-1])
     used = slots < log.count
     ball = jnp.clip(log.a, 0, ids.N_BALLS - 1)
@@ -162,12 +162,9 @@ def adjudicate_table(
     objects = start_on & ~own_mask  # G4.4
     pyramid = objects & is_break  # S-7: the balls racked at the break
     if record.facts is not None and declared_frozen is None:
-        # The kernel read its own log: the same facts (the tests compare them), for the
-        # price of the balls, not of the log's capacity.
-        capacity = record.log.t.shape[-1]
-        facts = kernel_facts.facts_of(
-            record.facts, record.start, record.log.overflow, capacity, own, objects, is_break
-        )
+        # The kernel noted the facts as the shot ran: the same as the log's (the tests
+        # compare them), for the price of the balls, not of the log's capacity.
+        facts = kernel_facts.facts_of(record.facts, record.start, record.log.overflow, own, objects, is_break)
     else:
         facts = shot_facts(
             record.log, record.start, own, objects, pyramid, is_break, dims.length, declared_frozen

@@ -1,8 +1,9 @@
-"""The shot's facts, read by the table's own thread from its event log as the shot ends.
+"""The shot's facts, noted by the table's own thread event by event as the shot runs.
 
 A referee reading the log from JAX pays for the log's capacity (1,024 slots a table, a
-sort among them) on every table, however short the shot; the thread that wrote the log
-reads just its `count` slots, once, in order. What it keeps is the size of the balls:
+sort among them) on every table, however short the shot; the thread that logs an event
+notes what it means as it goes (`note`, after `begin`), so that a game need not keep the
+log at all. What it keeps is the size of the balls:
 
 - per shot (`SHOT_FIELDS`): the log slot of the struck ball's first contact with a ball
   on the table that it was not touching at the start, that ball, the struck ball's
@@ -38,8 +39,9 @@ BURST_S = 0.01
 N_PIECES = 12  # six cushion segments, then the jaws of the six pockets (6 + pocket id)
 JAW_PIECE = ev.JAW_TOUCH_OFFSET
 
-# `facts_shot` columns.
-SHOT_FIELDS = ("first_slot", "first_ball", "own_cushions_before", "bits")
+# `facts_shot` columns; a slot is an event's index in the log, whether or not the log is
+# kept, and `limit` (the log's capacity, past which the shot overflows) is the slot of none.
+SHOT_FIELDS = ("first_slot", "first_ball", "own_cushions_before", "bits", "limit")
 # Bits of `facts_shot[:, 3]`; "after" is after the first contact, "X" and "Y" any two balls
 # that meet (a ball-ball contact that is not part of an earlier contact's burst).
 SHOT_BITS = (
@@ -102,18 +104,50 @@ _MIDDLE_RIGHT = wp.constant(MIDDLE_RIGHT)
 
 
 @wp.func
-def read_log(
+def begin(
     tid: wp.int32,
     n: wp.int32,
+    limit: wp.int32,
+    last_contact: wp.array(dtype=wp.float64),
+    carried: wp.array(dtype=wp.int32),
+    met: wp.array(dtype=wp.int32),
+    facts_shot: wp.array2d(dtype=wp.int32),
+    facts_ball: wp.array2d(dtype=wp.int32),
+    facts_pocket: wp.array2d(dtype=wp.int32),
+):
+    """Table `tid`'s facts before its first event.
+
+    `last_contact` (N x N), `carried` and `met` (N) are the thread's scratch: the time of
+    each pair's latest contact, what each ball carries from its latest meeting, and
+    whether it has met a ball yet.
+    """
+    for i in range(n):
+        facts_ball[tid, i] = 0
+        facts_pocket[tid, i] = limit
+        carried[i] = 0
+        met[i] = 0
+        for j in range(n):
+            last_contact[i * _MAX_BALLS + j] = -infinity()
+    facts_shot[tid, 0] = limit
+    facts_shot[tid, 1] = -1
+    facts_shot[tid, 2] = 0
+    facts_shot[tid, 3] = 0
+    facts_shot[tid, 4] = limit
+
+
+@wp.func
+def note(
+    tid: wp.int32,
+    k: wp.int32,
+    t: wp.float64,
+    kind: wp.int32,
+    a: wp.int32,
+    b: wp.int32,
+    touch_a: wp.int32,
+    touch_b: wp.int32,
+    n: wp.int32,
     own: wp.int32,
-    count: wp.int32,
     s_in: wp.array2d(dtype=wp.int32),
-    log_t: wp.array2d(dtype=wp.float64),
-    log_kind: wp.array2d(dtype=wp.int32),
-    log_a: wp.array2d(dtype=wp.int32),
-    log_b: wp.array2d(dtype=wp.int32),
-    log_ta: wp.array2d(dtype=wp.int32),
-    log_tb: wp.array2d(dtype=wp.int32),
     snap_cushion: wp.array2d(dtype=wp.int32),
     snap_touching: wp.array3d(dtype=wp.int32),
     last_contact: wp.array(dtype=wp.float64),
@@ -123,119 +157,98 @@ def read_log(
     facts_ball: wp.array2d(dtype=wp.int32),
     facts_pocket: wp.array2d(dtype=wp.int32),
 ):
-    """Read table `tid`'s first `count` log slots into its facts (see the module docstring).
+    """Note table `tid`'s event `k` in its facts (see the module docstring).
 
-    `last_contact` (N x N), `carried` and `met` (N) are the thread's scratch: the time of
-    each pair's latest contact, what each ball carries from its latest meeting, and
-    whether it has met a ball yet.
+    The event is (t, kind, a, b) and, for a ball-ball contact, the piece each ball touched;
+    `own` is the struck ball.
     """
-    capacity = log_t.shape[1]
-    for i in range(n):
-        facts_ball[tid, i] = 0
-        facts_pocket[tid, i] = capacity
-        carried[i] = 0
-        met[i] = 0
-        for j in range(n):
-            last_contact[i * _MAX_BALLS + j] = -infinity()
-    first = capacity
-    first_ball = int(-1)
-    own_before = int(0)
-    bits = int(0)
-    for k in range(count):
-        kind = log_kind[tid, k]
-        a = log_a[tid, k]
-        b = log_b[tid, k]
-        after = k > first
-        names_ball = a >= 0 and a < n
-        if kind == _BALL_BALL and names_ball and b >= 0 and b < n:
-            low = wp.min(a, b)
-            high = wp.max(a, b)
-            t = log_t[tid, k]
-            meets = t - last_contact[low * _MAX_BALLS + high] > _BURST
-            last_contact[low * _MAX_BALLS + high] = t
-            if a == own or b == own:
-                partner = wp.where(a == own, b, a)
-                frozen = snap_touching[tid, own, partner] == 1
-                if frozen:
-                    bits = bits | FROZEN_PARTNER_CONTACT
-                elif first == capacity and s_in[tid, partner] < POCKETED:
-                    first = k
-                    first_ball = partner
-            # A ball frozen against a cushion at the start, at its first meeting from the
-            # first contact on, still against that piece: it pressed it.
-            pressed_a = False
-            pressed_b = False
-            if first <= k:
-                pressed_a = met[a] == 0 and a != own and snap_cushion[tid, a] >= 0
-                pressed_a = pressed_a and log_ta[tid, k] == snap_cushion[tid, a]
-                pressed_b = met[b] == 0 and b != own and snap_cushion[tid, b] >= 0
-                pressed_b = pressed_b and log_tb[tid, k] == snap_cushion[tid, b]
-            if pressed_a or pressed_b:
-                bits = bits | PRESSED
-            met[a] = 1
-            met[b] = 1
-            if meets:
-                from_a = wp.where(pressed_a, FROM_PRESSED, 0)
-                from_b = wp.where(pressed_b, FROM_PRESSED, 0)
-                if k > first:
-                    cushioned_a = (facts_ball[tid, a] & BALL_CUSHION) != 0
-                    cushioned_b = (facts_ball[tid, b] & BALL_CUSHION) != 0
-                    crossed_a = (facts_ball[tid, a] & BALL_CROSSING) != 0
-                    crossed_b = (facts_ball[tid, b] & BALL_CROSSING) != 0
-                    touching_a = log_ta[tid, k] >= 0
-                    touching_b = log_tb[tid, k] >= 0
-                    if (cushioned_a and touching_b) or (cushioned_b and touching_a):
-                        bits = bits | CUSHIONED_MEETS_TOUCHING
-                    if (crossed_a and touching_b) or (crossed_b and touching_a):
-                        bits = bits | CROSSED_MEETS_TOUCHING
-                    from_a = from_a | wp.where(cushioned_a, FROM_CUSHIONED, 0)
-                    from_a = from_a | wp.where(crossed_a, FROM_CROSSED, 0)
-                    from_b = from_b | wp.where(cushioned_b, FROM_CUSHIONED, 0)
-                    from_b = from_b | wp.where(crossed_b, FROM_CROSSED, 0)
-                # Each ball now carries what the other one brought to this meeting.
-                carried[b] = from_a
-                carried[a] = from_b
-        elif names_ball and kind != _NONE:
-            is_cushion = kind == _CUSHION or kind == _JAW
-            middle_jaw = kind == _JAW and (b == _MIDDLE_LEFT or b == _MIDDLE_RIGHT)
-            is_crossing = kind == _CENTRE_LINE or middle_jaw  # a middle pocket's jaw counts as one
-            if is_cushion and a == own and first == capacity:
-                own_before = own_before + 1
-            if kind == _POCKET:
-                if facts_pocket[tid, a] == capacity:
-                    facts_pocket[tid, a] = k
-                if after:
-                    bits = bits | POCKET_AFTER
-            if kind == _OFF_TABLE:
-                facts_ball[tid, a] = facts_ball[tid, a] | BALL_JUMPED
-            if after and (is_cushion or is_crossing):
-                had = facts_ball[tid, a]
-                brought = carried[a]
-                if is_cushion:
-                    bits = bits | CUSHION_AFTER
-                    if (had & BALL_CROSSING) != 0:
-                        bits = bits | CROSSED_THEN_CUSHION
-                    if (brought & FROM_CUSHIONED) != 0:
-                        bits = bits | CUSHIONED_MEETS_THEN_CUSHION
-                    if (brought & FROM_CROSSED) != 0:
-                        bits = bits | CROSSED_MEETS_THEN_CUSHION
-                    if (brought & FROM_PRESSED) != 0:
-                        bits = bits | PRESSED_MEETS_THEN_CUSHION
-                    piece = wp.where(kind == _JAW, _JAW_PIECE + b, b)
-                    seen = had | BALL_CUSHION
-                    if piece >= 0 and piece < _PIECES:
-                        seen = seen | (1 << piece)
-                    facts_ball[tid, a] = seen
-                if is_crossing:
-                    bits = bits | CROSSING_AFTER
-                    if (had & BALL_CUSHION) != 0:
-                        bits = bits | CUSHION_THEN_CROSSED
-                    if (brought & FROM_CUSHIONED) != 0:
-                        bits = bits | CUSHIONED_MEETS_THEN_CROSSED
-                    if (brought & FROM_PRESSED) != 0:
-                        bits = bits | PRESSED_MEETS_THEN_CROSSED
-                    facts_ball[tid, a] = facts_ball[tid, a] | BALL_CROSSING
-    facts_shot[tid, 0] = first
-    facts_shot[tid, 1] = first_ball
-    facts_shot[tid, 2] = own_before
+    first = facts_shot[tid, 0]
+    bits = facts_shot[tid, 3]
+    after = k > first
+    names_ball = a >= 0 and a < n
+    if kind == _BALL_BALL and names_ball and b >= 0 and b < n:
+        low = wp.min(a, b)
+        high = wp.max(a, b)
+        meets = t - last_contact[low * _MAX_BALLS + high] > _BURST
+        last_contact[low * _MAX_BALLS + high] = t
+        if a == own or b == own:
+            partner = wp.where(a == own, b, a)
+            if snap_touching[tid, own, partner] == 1:
+                bits = bits | FROZEN_PARTNER_CONTACT
+            elif first == facts_shot[tid, 4] and s_in[tid, partner] < POCKETED:
+                first = k
+                facts_shot[tid, 0] = k
+                facts_shot[tid, 1] = partner
+        # A ball frozen against a cushion at the start, at its first meeting from the
+        # first contact on, still against that piece: it pressed it.
+        pressed_a = False
+        pressed_b = False
+        if first <= k:
+            pressed_a = met[a] == 0 and a != own and snap_cushion[tid, a] >= 0
+            pressed_a = pressed_a and touch_a == snap_cushion[tid, a]
+            pressed_b = met[b] == 0 and b != own and snap_cushion[tid, b] >= 0
+            pressed_b = pressed_b and touch_b == snap_cushion[tid, b]
+        if pressed_a or pressed_b:
+            bits = bits | PRESSED
+        met[a] = 1
+        met[b] = 1
+        if meets:
+            from_a = wp.where(pressed_a, FROM_PRESSED, 0)
+            from_b = wp.where(pressed_b, FROM_PRESSED, 0)
+            if k > first:
+                cushioned_a = (facts_ball[tid, a] & BALL_CUSHION) != 0
+                cushioned_b = (facts_ball[tid, b] & BALL_CUSHION) != 0
+                crossed_a = (facts_ball[tid, a] & BALL_CROSSING) != 0
+                crossed_b = (facts_ball[tid, b] & BALL_CROSSING) != 0
+                if (cushioned_a and touch_b >= 0) or (cushioned_b and touch_a >= 0):
+                    bits = bits | CUSHIONED_MEETS_TOUCHING
+                if (crossed_a and touch_b >= 0) or (crossed_b and touch_a >= 0):
+                    bits = bits | CROSSED_MEETS_TOUCHING
+                from_a = from_a | wp.where(cushioned_a, FROM_CUSHIONED, 0)
+                from_a = from_a | wp.where(crossed_a, FROM_CROSSED, 0)
+                from_b = from_b | wp.where(cushioned_b, FROM_CUSHIONED, 0)
+                from_b = from_b | wp.where(crossed_b, FROM_CROSSED, 0)
+            # Each ball now carries what the other one brought to this meeting.
+            carried[b] = from_a
+            carried[a] = from_b
+    elif names_ball and kind != _NONE:
+        is_cushion = kind == _CUSHION or kind == _JAW
+        middle_jaw = kind == _JAW and (b == _MIDDLE_LEFT or b == _MIDDLE_RIGHT)
+        is_crossing = kind == _CENTRE_LINE or middle_jaw  # a middle pocket's jaw counts as one
+        if is_cushion and a == own and first == facts_shot[tid, 4]:
+            facts_shot[tid, 2] = facts_shot[tid, 2] + 1
+        if kind == _POCKET:
+            if facts_pocket[tid, a] == facts_shot[tid, 4]:
+                facts_pocket[tid, a] = k
+            if after:
+                bits = bits | POCKET_AFTER
+        if kind == _OFF_TABLE:
+            facts_ball[tid, a] = facts_ball[tid, a] | BALL_JUMPED
+        if after and (is_cushion or is_crossing):
+            had = facts_ball[tid, a]
+            brought = carried[a]
+            if is_cushion:
+                bits = bits | CUSHION_AFTER
+                if (had & BALL_CROSSING) != 0:
+                    bits = bits | CROSSED_THEN_CUSHION
+                if (brought & FROM_CUSHIONED) != 0:
+                    bits = bits | CUSHIONED_MEETS_THEN_CUSHION
+                if (brought & FROM_CROSSED) != 0:
+                    bits = bits | CROSSED_MEETS_THEN_CUSHION
+                if (brought & FROM_PRESSED) != 0:
+                    bits = bits | PRESSED_MEETS_THEN_CUSHION
+                piece = wp.where(kind == _JAW, _JAW_PIECE + b, b)
+                seen = had | BALL_CUSHION
+                if piece >= 0 and piece < _PIECES:
+                    seen = seen | (1 << piece)
+                facts_ball[tid, a] = seen
+            if is_crossing:
+                bits = bits | CROSSING_AFTER
+                if (had & BALL_CUSHION) != 0:
+                    bits = bits | CUSHION_THEN_CROSSED
+                if (brought & FROM_CUSHIONED) != 0:
+                    bits = bits | CUSHIONED_MEETS_THEN_CROSSED
+                if (brought & FROM_PRESSED) != 0:
+                    bits = bits | PRESSED_MEETS_THEN_CROSSED
+                facts_ball[tid, a] = facts_ball[tid, a] | BALL_CROSSING
     facts_shot[tid, 3] = bits

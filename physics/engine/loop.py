@@ -77,7 +77,7 @@ ROLLING_STATIONARY = wp.constant(ev.ROLLING_STATIONARY)
 SPINNING_STATIONARY = wp.constant(ev.SPINNING_STATIONARY)
 # Layout of the `constants` and `options` inputs (`physics.kernel` packs them).
 CONSTANTS = ("R", "m", "u_s", "u_r", "u_sp", "e_b", "u_b", "e_c", "f_c", "g", "h", "c", "length")
-OPTIONS = ("frictionless", "alciatore", "han", "transitions", "record")
+OPTIONS = ("frictionless", "alciatore", "han", "transitions", "record", "keep_log", "limit")
 
 
 @wp.func
@@ -130,16 +130,55 @@ def log_event(
     b: wp.int32,
     ta: wp.int32,
     tb: wp.int32,
+    limit: wp.int32,
+    keep: wp.bool,
+    n: wp.int32,
+    own: wp.int32,
+    s_in: wp.array2d(dtype=wp.int32),
+    snap_cushion: wp.array2d(dtype=wp.int32),
+    snap_touching: wp.array3d(dtype=wp.int32),
+    last_contact: wp.array(dtype=wp.float64),
+    carried: wp.array(dtype=wp.int32),
+    met: wp.array(dtype=wp.int32),
+    facts_shot: wp.array2d(dtype=wp.int32),
+    facts_ball: wp.array2d(dtype=wp.int32),
+    facts_pocket: wp.array2d(dtype=wp.int32),
 ) -> tuple[wp.int32, wp.bool]:
-    """Append one event: (new count, whether the log was full and the event lost)."""
-    if count >= log_t.shape[1]:
+    """Append one event (to the log if it is kept) and note it in the shot's facts.
+
+    Returns the new count and whether the shot had already logged `limit` events, and the
+    event was lost.
+    """
+    if count >= limit:
         return count, True
-    log_t[tid, count] = t
-    log_kind[tid, count] = kind
-    log_a[tid, count] = a
-    log_b[tid, count] = b
-    log_ta[tid, count] = ta
-    log_tb[tid, count] = tb
+    if keep:
+        log_t[tid, count] = t
+        log_kind[tid, count] = kind
+        log_a[tid, count] = a
+        log_b[tid, count] = b
+        log_ta[tid, count] = ta
+        log_tb[tid, count] = tb
+    facts.note(
+        tid,
+        count,
+        t,
+        kind,
+        a,
+        b,
+        ta,
+        tb,
+        n,
+        own,
+        s_in,
+        snap_cushion,
+        snap_touching,
+        last_contact,
+        carried,
+        met,
+        facts_shot,
+        facts_ball,
+        facts_pocket,
+    )
     return count + 1, False
 
 
@@ -303,6 +342,8 @@ def shot(
     p = unpack(constants, options)
     transitions = options[3] == 1
     record = options[4] == 1
+    keep_log = options[5] == 1  # else the log keeps one slot, and only the facts are noted
+    limit = options[6]  # events a shot may log before it overflows
     r = wp.zeros(shape=(MAX_BALLS,), dtype=wp.vec2d)
     v = wp.zeros(shape=(MAX_BALLS,), dtype=wp.vec2d)
     w = wp.zeros(shape=(MAX_BALLS,), dtype=wp.vec3d)
@@ -325,6 +366,9 @@ def shot(
     normal = wp.zeros(shape=(MAX_CONTACTS,), dtype=wp.vec2d)
     impulse = wp.zeros(shape=(MAX_CONTACTS,), dtype=wp.float64)
     target = wp.zeros(shape=(MAX_CONTACTS,), dtype=wp.float64)
+    last_contact = wp.zeros(shape=(PAIRS,), dtype=wp.float64)  # the facts' scratch (`facts.begin`)
+    carried = wp.zeros(shape=(MAX_BALLS,), dtype=wp.int32)
+    met = wp.zeros(shape=(MAX_BALLS,), dtype=wp.int32)
 
     for i in range(n):
         r[i] = wp.vec2d(r_in[tid, i, 0], r_in[tid, i, 1])
@@ -359,8 +403,35 @@ def shot(
         log_b[tid, k] = -1
         log_ta[tid, k] = -1
         log_tb[tid, k] = -1
+    facts.begin(tid, n, limit, last_contact, carried, met, facts_shot, facts_ball, facts_pocket)
     count, overflow = log_event(
-        log_t, log_kind, log_a, log_b, log_ta, log_tb, tid, 0, F(0.0), STRIKE, struck[tid], -1, -1, -1
+        log_t,
+        log_kind,
+        log_a,
+        log_b,
+        log_ta,
+        log_tb,
+        tid,
+        0,
+        F(0.0),
+        STRIKE,
+        struck[tid],
+        -1,
+        -1,
+        -1,
+        limit,
+        keep_log,
+        n,
+        struck[tid],
+        s_in,
+        snap_cushion,
+        snap_touching,
+        last_contact,
+        carried,
+        met,
+        facts_shot,
+        facts_ball,
+        facts_pocket,
     )
     slots = hist_s.shape[1]
     if not record:
@@ -461,6 +532,19 @@ def shot(
                     b,
                     touch[a],
                     touch[b],
+                    limit,
+                    keep_log,
+                    n,
+                    struck[tid],
+                    s_in,
+                    snap_cushion,
+                    snap_touching,
+                    last_contact,
+                    carried,
+                    met,
+                    facts_shot,
+                    facts_ball,
+                    facts_pocket,
                 )
                 overflow = overflow or full
             if record:
@@ -569,6 +653,19 @@ def shot(
                     other,
                     touch_i,
                     touch_j,
+                    limit,
+                    keep_log,
+                    n,
+                    struck[tid],
+                    s_in,
+                    snap_cushion,
+                    snap_touching,
+                    last_contact,
+                    carried,
+                    met,
+                    facts_shot,
+                    facts_ball,
+                    facts_pocket,
                 )
                 overflow = overflow or full
             moved = (1 << i) | (1 << j)
@@ -607,25 +704,3 @@ def shot(
     log_count[tid] = count
     log_overflow[tid] = wp.where(overflow, 1, 0)
     duration[tid] = t
-    # The pair cache and two scratch arrays are free now: the log's reader uses them.
-    facts.read_log(
-        tid,
-        n,
-        struck[tid],
-        count,
-        s_in,
-        log_t,
-        log_kind,
-        log_a,
-        log_b,
-        log_ta,
-        log_tb,
-        snap_cushion,
-        snap_touching,
-        pair_t,
-        moving,
-        partners,
-        facts_shot,
-        facts_ball,
-        facts_pocket,
-    )

@@ -1,8 +1,9 @@
-"""The kernel's log reader (`physics.engine.facts.read_log`) run on a hand-written log.
+"""The kernel's notes of a shot's events (`physics.engine.facts`) taken from a hand-written log.
 
-The kernel reads the log it wrote as a shot ends; here a Warp kernel of a few lines runs
-the same function on any log, so that each hand-written log of the referee's tests is
-read both ways (the JAX reader `rules.shot_facts` and the kernel's) and the two compared.
+The kernel notes each event as it logs it; here a Warp kernel of a few lines notes the
+events of any log with the same functions, so that each hand-written log of the referee's
+tests is read both ways (the JAX reader `rules.shot_facts` and the kernel's notes) and the
+two compared.
 """
 
 from __future__ import annotations
@@ -43,30 +44,33 @@ def _read(
     facts_pocket: wp.array2d(dtype=wp.int32),
 ):
     tid = wp.tid()
+    n = s_in.shape[1]
     last_contact = wp.zeros(shape=(_PAIRS,), dtype=wp.float64)
     carried = wp.zeros(shape=(_BALLS,), dtype=wp.int32)
     met = wp.zeros(shape=(_BALLS,), dtype=wp.int32)
-    facts.read_log(
-        tid,
-        s_in.shape[1],
-        own[tid],
-        count[tid],
-        s_in,
-        log_t,
-        log_kind,
-        log_a,
-        log_b,
-        log_ta,
-        log_tb,
-        snap_cushion,
-        snap_touching,
-        last_contact,
-        carried,
-        met,
-        facts_shot,
-        facts_ball,
-        facts_pocket,
-    )
+    facts.begin(tid, n, log_t.shape[1], last_contact, carried, met, facts_shot, facts_ball, facts_pocket)
+    for k in range(count[tid]):
+        facts.note(
+            tid,
+            k,
+            log_t[tid, k],
+            log_kind[tid, k],
+            log_a[tid, k],
+            log_b[tid, k],
+            log_ta[tid, k],
+            log_tb[tid, k],
+            n,
+            own[tid],
+            s_in,
+            snap_cushion,
+            snap_touching,
+            last_contact,
+            carried,
+            met,
+            facts_shot,
+            facts_ball,
+            facts_pocket,
+        )
 
 
 def kernel_facts(log: ev.EventLog, start: Snapshot, own: int, objects: Any, is_break: bool) -> ShotFacts:
@@ -100,7 +104,7 @@ def kernel_facts(log: ev.EventLog, start: Snapshot, own: int, objects: Any, is_b
     shot, ball, pocket_slot = (o.numpy()[0] for o in outputs)
     read = LogFacts(shot=jnp.asarray(shot), ball=jnp.asarray(ball), pocket_slot=jnp.asarray(pocket_slot),
                     pocket=jnp.asarray(pocket_ids))  # fmt: skip
-    return facts_of(read, start, log.overflow, log.t.shape[-1], own, objects, is_break)
+    return facts_of(read, start, log.overflow, own, objects, is_break)
 
 
 def assert_same_facts(expected: ShotFacts, got: ShotFacts) -> None:

@@ -1,10 +1,11 @@
-"""The kernel's reading of its own log against the referee's reading of the log, on recorded game shots.
+"""The kernel's notes of a shot's events against the referee's reading of the log, on recorded game shots.
 
-The referee of the games (`rules.game.play`) rules on the facts the kernel read as each
-shot ended (`physics.engine.facts`, `rules.kernel_facts`); the log-reading `shot_facts`
+The referee of the games (`rules.game.play`) rules on the facts the kernel noted as each
+shot ran (`physics.engine.facts`, `rules.kernel_facts`); the log-reading `shot_facts`
 stays the reference. Over the 5,475 recorded shots of `tests/data/game_shots.npz` (all
 four variants, breaks and shots from hand included) both must give the same facts, field
-by field, and the referee the same verdicts and next states. The hand-written logs of
+by field, whether the kernel kept the log or not, and the referee the same verdicts and
+next states. The hand-written logs of
 `test_rules_legality` are read both ways too (its `facts` helper).
 """
 
@@ -40,8 +41,10 @@ def shots() -> dict[str, Any]:
     _, called, shot, balls, strikes = jax.vmap(lambda s, m, k, g: prepare(s, m, k, g, DIMS.R))(
         states, moves, keys, magnitudes
     )
-    result = ph.simulate(ph.preset(), balls, strikes, capacity=CAPACITY, validate=False, transitions=False)
-    return {"states": called, "shot": shot, "result": result}
+    options = {"capacity": CAPACITY, "validate": False, "transitions": False}
+    result = ph.simulate(ph.preset(), balls, strikes, **options)
+    unlogged = ph.simulate(ph.preset(), balls, strikes, keep_log=False, **options)
+    return {"states": called, "shot": shot, "result": result, "unlogged": unlogged}
 
 
 @jax.jit
@@ -53,10 +56,9 @@ def _both_facts(states: st.GameState, shot: st.Shot, result: ph.ShotResult) -> t
     from_log = jax.vmap(lambda log, start, own, ob, br: shot_facts(log, start, own, ob, ob & br, br))(
         result.log, result.start, shot.ball, objects, is_break
     )
-    capacity = result.log.t.shape[-1]
-    from_kernel = jax.vmap(
-        lambda f, start, over, own, ob, br: facts_of(f, start, over, capacity, own, ob, br)
-    )(result.facts, result.start, result.log.overflow, shot.ball, objects, is_break)
+    from_kernel = jax.vmap(facts_of)(
+        result.facts, result.start, result.log.overflow, shot.ball, objects, is_break
+    )
     return from_log, from_kernel
 
 
@@ -86,6 +88,15 @@ def test_g20_g12_facts_read_by_the_kernel_are_the_logs(shots: dict[str, Any]) ->
     # The shots exercise the chains, not only the plain clauses.
     for name in ("g20_2_2", "g20_4_2", "g20_3_2", "g20_2_1", "g12_1_2", "frozen_partner_contact"):
         assert int(np.sum(np.asarray(getattr(from_log, name)))) >= 20, name
+
+
+def test_a_shot_whose_log_is_not_kept_has_the_same_facts_and_balls(shots: dict[str, Any]) -> None:
+    kept, unlogged = shots["result"], shots["unlogged"]
+    assert unlogged.log.t.shape[-1] == 1 and kept.log.t.shape[-1] == CAPACITY
+    for name in ("facts", "final", "pocket", "start"):
+        assert differences(getattr(kept, name), getattr(unlogged, name)) == {}, name
+    np.testing.assert_array_equal(np.asarray(kept.log.count), np.asarray(unlogged.log.count))
+    np.testing.assert_array_equal(np.asarray(kept.log.overflow), np.asarray(unlogged.log.overflow))
 
 
 def test_verdicts_and_next_states_from_the_kernels_facts_are_the_logs(shots: dict[str, Any]) -> None:
