@@ -1,6 +1,6 @@
 """Vector env throughput, and its overhead over the bare physics kernel on the same shots.
 
-For each table count, a `PyramidVectorEnv` (Free pyramid, raw actions, random opponent)
+For each table count, a `PyramidVectorEnv` (Free pyramid, raw actions, `--opponent`, random by default)
 is stepped with random actions after a warm-up; every kernel call the env makes (the
 learner's shots and the opponent's replies) is recorded and then replayed through the
 bare kernel (`physics.simulate` on the same start balls and strikes, same batch shape).
@@ -13,7 +13,8 @@ kernel's speed a learner gets.
 With `--stages`, where an env step's time goes: each jitted stage of a move timed alone
 on the env's own mid-game states (decoding the learner's actions, the opponent's choice
 (`--opponent`, random by default), the whole move as `play_masked` plays it, the bare
-kernel on the same shots, and the observation), per call.
+kernel on the same shots with and without keeping the log, the referee on the kernel's
+facts and reading the log, the shot menu, and the observation), per call.
 
 Usage::
 
@@ -25,6 +26,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import platform
@@ -43,11 +45,16 @@ from piramida.envs.core import padded
 from piramida.envs.vector_env import PyramidVectorEnv
 from piramida.physics.files import write_atomic
 from piramida.physics.workloads import time_kernel
+from piramida.rules import state as st
+from piramida.rules.game import CAPACITY, prepare
+from piramida.rules.referee import adjudicate, record_of
+
+DIMS = st.DEFAULT_DIMS
 
 
-def measure(tables: int, steps: int, seed: int) -> dict[str, Any]:
+def measure(tables: int, steps: int, seed: int, opponent: str = "random") -> dict[str, Any]:
     """Env steps/s, shots/s, and the replay through the bare kernel, for one table count."""
-    env = PyramidVectorEnv(num_envs=tables, variant="free", opponent="random")
+    env = PyramidVectorEnv(num_envs=tables, variant="free", opponent=opponent)
     env.reset(seed=seed)
     env.action_space.seed(seed)
     env.step(env.action_space.sample())  # compiles (or loads from the cache)
@@ -67,6 +74,7 @@ def measure(tables: int, steps: int, seed: int) -> dict[str, Any]:
     random16 = max(time_kernel("random16", tables, min_shots=8 * tables)["shots_per_s"] for _ in range(3))
     return {
         "tables": tables,
+        "opponent": opponent,
         "compiled_batch": size,
         "env_steps": steps,
         "kernel_calls": len(calls),
@@ -105,15 +113,32 @@ def stages(tables: int, seed: int, opponent: str, repeats: int = 5) -> dict[str,
     active = core.to_move(states, core.LEARNER)
     _, outcome, _ = core.play_masked(states, moves, c.keys, active, c.settings.noise)
     settings = c.settings
+    # The referee's inputs as `rules.game.play` makes them, and the shots with their log kept.
+    noise = jnp.full(states.phase.shape[0], settings.noise)
+    _, called, shots, balls, strikes = jax.vmap(lambda s, m, k, g: prepare(s, m, k, g, DIMS.R))(
+        states, moves, keys, noise
+    )
+    game_shot = {"capacity": CAPACITY, "validate": False, "transitions": False}
+    logged = ph.simulate(ph.preset(), balls, strikes, **game_shot)
+    record = record_of(logged)
     times = {
         "decode (learner's actions)": best_of(repeats, lambda: core.decode_moves(states, actions, "raw")),
         f"opponent's choice ({opponent})": best_of(repeats, lambda: c.opponent(states, keys)),
         "move (kernel + referee)": best_of(
             repeats, lambda: core.play_masked(states, moves, c.keys, active, settings.noise)
         ),
-        "kernel alone": best_of(
-            repeats, lambda: ph.simulate(ph.preset(), outcome.start, outcome.strike, validate=False)
+        "kernel alone (as a move: no log kept)": best_of(
+            repeats,
+            lambda: ph.simulate(ph.preset(), outcome.start, outcome.strike, keep_log=False, **game_shot),
         ),
+        "kernel keeping the log": best_of(
+            repeats, lambda: ph.simulate(ph.preset(), outcome.start, outcome.strike, **game_shot)
+        ),
+        "referee on the kernel's facts": best_of(repeats, lambda: adjudicate(called, shots, record, DIMS)),
+        "referee reading the log": best_of(
+            repeats, lambda: adjudicate(called, shots, dataclasses.replace(record, facts=None), DIMS)
+        ),
+        "shot menu (assisted actions' masks)": best_of(repeats, lambda: core.legal_masks(states)),
         "observation": best_of(
             repeats,
             lambda: core.observe_states(states, settings.shot_limit, settings.noise, settings.observation),
@@ -130,9 +155,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="write the figures to this file")
     parser.add_argument("--stages", action="store_true", help="time each stage of a move instead")
-    parser.add_argument(
-        "--opponent", default="random", help="the opponent of --stages (default: %(default)s)"
-    )
+    parser.add_argument("--opponent", default="random", help="the env's opponent (default: %(default)s)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     console = Console()
@@ -151,8 +174,11 @@ def main() -> None:
     rows = []
     for tables in sizes:
         with console.status(f"{tables} tables"):
-            rows.append(measure(tables, args.steps, args.seed))
-    out = Table(title=f"vector env vs bare kernel ({platform.node()}, load {os.getloadavg()[0]:.1f})")
+            rows.append(measure(tables, args.steps, args.seed, args.opponent))
+    load = os.getloadavg()[0]
+    out = Table(
+        title=f"vector env vs {args.opponent}, and the bare kernel ({platform.node()}, load {load:.1f})"
+    )
     columns = (
         "tables",
         "env steps/s",

@@ -1,8 +1,9 @@
 """The environment and referee benchmarks still run: each at a tiny size, its figures sane.
 
-A benchmark nobody runs stops working unnoticed; these run `benchmarks/env_speed.py` and
-`benchmarks/referee_speed.py` at 8 tables (the envs' compiled batch, shared with their
-tests) and check that what they report is what they measured.
+A benchmark nobody runs stops working unnoticed; these run `benchmarks/env_speed.py`,
+`benchmarks/env_start.py` and `benchmarks/referee_speed.py` at 8 tables (the envs'
+compiled batch, shared with their tests) and check that what they report is what they
+measured.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import math
 from helpers.benchmark_scripts import load
 
 env_speed = load("env_speed")
+env_start = load("env_start")
 referee_speed = load("referee_speed")
 
 
@@ -29,3 +31,21 @@ def test_referee_speed_times_both_referees_on_breaks_and_shots() -> None:
     for r in rows:
         assert r["physics_s"] > 0 and r["referee_s"] > 0 and r["log_referee_s"] > 0
         assert r["events_mean"] > 1
+
+
+def test_env_speed_times_every_stage_of_a_move() -> None:
+    found = env_speed.stages(tables=8, seed=0, opponent="random", repeats=1)
+    times = found["seconds_per_call"]
+    assert len(times) == 9 and all(t > 0 for t in times.values())
+
+
+def test_env_start_times_the_make_the_first_reset_and_step_and_a_second_batch_size() -> None:
+    times = env_start.timings(8)
+    assert set(times) == {
+        "import_and_make_s",
+        "first_reset_s",
+        "first_step_s",
+        "reset_and_first_step_s",
+        "second_batch_size_s",
+    }
+    assert math.isclose(times["reset_and_first_step_s"], times["first_reset_s"] + times["first_step_s"])
