@@ -5,6 +5,8 @@
     env = gym.make("piramida/FreePyramid-v0", opponent="greedy", noise="pro")
     envs = gym.make_vec("piramida/FreePyramid-v0", num_envs=4096, vectorization_mode="vector_entry_point")
 
+    env, params = piramida.envs.make_jax("free", num_envs=4096)  # pure JAX: env.reset, env.step
+
 `register_envs` is also the package's `gymnasium.envs` entry point (Gymnasium < 1.0) and
 what the start-up hook calls; importing this package registers the ids too (editable
 installs, which skip the hook's .pth file).
@@ -37,6 +39,17 @@ def register_envs() -> None:
         )
 
 
+def make_jax(variant: str | int = "free", **options: Any) -> Any:
+    """The pure-JAX env of a variant: `(env, params)` (`envs.jax_env.make`, its options).
+
+    `env.reset(key, params)` and `env.step(key, state, action, params)` are pure functions
+    over B tables (`num_envs`), for `jit`, `vmap`, `lax.scan` and `shard_map`.
+    """
+    from piramida.envs.jax_env import make
+
+    return make(variant, **options)
+
+
 def pettingzoo_env(variant: str = "free", **options: Any) -> Any:
     """A PettingZoo AEC env of the variant: two agents, `player_0` and `player_1`."""
     from piramida.envs.pettingzoo_aec import PyramidAEC
@@ -46,4 +59,4 @@ def pettingzoo_env(variant: str = "free", **options: Any) -> Any:
 
 register_envs()
 
-__all__ = ["ENV_IDS", "pettingzoo_env", "register_envs"]
+__all__ = ["ENV_IDS", "make_jax", "pettingzoo_env", "register_envs"]

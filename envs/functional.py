@@ -107,7 +107,8 @@ class StepInfo:
     final_obs: Any
 
 
-def _opponent(opponent: Opponent) -> core.Policy:
+def opponent_policy(opponent: Opponent) -> core.Policy:
+    """The opponent's policy: a bot's `act` as it is, a bare bot's by its name (ValueError if unknown)."""
     if not isinstance(opponent, str):
         return opponent
     if opponent not in AGENTS:
@@ -136,7 +137,7 @@ def _advance(
 
     With `learner` None (a reset) only the opponent moves and nothing is recorded.
     """
-    bot = _opponent(opponent)
+    bot = opponent_policy(opponent)
     before = state.games
     batch = before.phase.shape[0]
     no = jnp.zeros(batch, bool)
