@@ -43,7 +43,7 @@ def make_jax(variant: str | int = "free", **options: Any) -> Any:
     """The pure-JAX env of a variant: `(env, params)` (`envs.jax_env.make`, its options).
 
     `env.reset(key, params)` and `env.step(key, state, action, params)` are pure functions
-    over B tables (`num_envs`), for `jit`, `vmap`, `lax.scan` and `shard_map`.
+    over B tables (`num_envs`), for `jit` and `lax.scan`.
     """
     from piramida.envs.jax_env import make
 

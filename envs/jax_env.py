@@ -5,8 +5,9 @@
 
     env, params = jax_env.make("free", num_envs=1024, opponent="random")
     obs, state = jax.jit(env.reset)(jax.random.PRNGKey(0), params)
-    action = jax.vmap(env.action_space.sample)(jax.random.split(key, env.num_envs))  # or a policy's
-    obs, state, reward, terminated, truncated, info = jax.jit(env.step)(key, state, action, params)
+    action = jax.random.uniform(jax.random.PRNGKey(1), (1024, 11), minval=-1.0, maxval=1.0)  # or a policy's
+    step = jax.jit(env.step)
+    obs, state, reward, terminated, truncated, info = step(jax.random.PRNGKey(2), state, action, params)
 
 Batched, said plainly: every array has a leading axis of `num_envs` tables, and one call
 plays one learner move on every table (the learner is seat 0), then the opponent's
@@ -15,7 +16,7 @@ replies, and restarts the frames that ended (their last observation is
 `point_reward`) plus `win_reward` for a won frame, minus it for a lost one. The functions
 are pure: the PRNG keys are arguments (`reset` draws the frames from `key`, `step` the
 execution noise and the opponent's draws), so a seed gives the same frames, and they work
-under `jit`, `vmap`, `lax.scan` and `shard_map` (the tables split over devices). Only
+under `jit` and `lax.scan` (tested; `vmap` and `shard_map` of this env are not yet). Only
 the action mode, the observation kind, the opponent and `num_envs` shape the compiled
 program; the numbers in `params` (variant, noise, shot limit, rewards) are traced, so
 every variant and noise level shares one compile. The kernel computes in float64, which

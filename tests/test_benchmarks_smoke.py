@@ -48,4 +48,5 @@ def test_env_start_times_the_make_the_first_reset_and_step_and_a_second_batch_si
         "reset_and_first_step_s",
         "second_batch_size_s",
     }
+    assert all(seconds > 0 for seconds in times.values())
     assert math.isclose(times["reset_and_first_step_s"], times["first_reset_s"] + times["first_step_s"])

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from piramida.envs import make_jax
+from piramida.envs import core, make_jax
 
 TABLES = 8
 STEPS = 3
@@ -50,7 +50,9 @@ def test_reset_and_step_are_pure_functions_of_their_keys(env: Any) -> None:
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     obs, _, reward, terminated, truncated, info = first
     assert obs.shape[0] == reward.shape[0] == terminated.shape[0] == truncated.shape[0] == TABLES
-    assert bool(jnp.all(info.shot | ~info.shot)) and np.isfinite(np.asarray(reward)).all()
+    assert info.shot.shape == (TABLES,) and np.isfinite(np.asarray(reward)).all()
+    # After a step no table waits for the opponent: each waits for the learner (or is over).
+    assert not np.asarray(core.to_move(first[1].games, core.OPPONENT)).any()
 
 
 def test_a_scan_of_steps_plays_the_same_moves_as_a_python_loop(env: Any) -> None:
