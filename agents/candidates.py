@@ -26,13 +26,14 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
-from piramida.agents.ranking import top_k
+from piramida.agents import pot_kernel
+from piramida.physics import markings
 from piramida.physics.kernel import contact_distance
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
 from piramida.physics.resolve import ball_ball
 from piramida.physics.table import Table, preset
+from piramida.physics.warp_call import TableKernel
 from piramida.rules import ids, placement
 from piramida.rules import state as st
 
@@ -52,6 +53,11 @@ HAND_DISTANCE_COST = 2.0  # degrees of cut worth one metre of extra travel from 
 # Break (G11, G12.1): own-ball placements across the house (m from the long axis),
 # each struck full at the pyramid's apex.
 BREAK_OFFSETS = (0.0, -0.3, 0.3)
+# `pot_kernel.plan_pots`'s outputs, in order: the preselection's, then the best k.
+PLAN_OUTPUTS = (
+    "rough_score", "rough_item", "exact_phi", "exact_cut", "exact_travel", "exact_speed",
+    "exact_x", "exact_y", "best", "best_score",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -350,194 +356,46 @@ def shot_pairs(state: st.GameState, dims: st.Dims = st.DEFAULT_DIMS) -> Any:
     return own_balls(state)[:, None] & object_balls(state, dims)[None, :] & (balls[:, None] != balls[None, :])
 
 
-def _hand_places(state: st.GameState, region: Any, mouth_aim: Any, dims: st.Dims) -> tuple[Any, Any]:
-    """Where to place the own ball from hand for each (object ball, pocket): (16, 6, 2), legal (16, 6).
-
-    Points on the pocket -> object line behind the ghost (`HAND_STEPS`), clamped into the
-    hand region's box; the legal one (`placement.placement_ok`) with a clear path to the
-    ghost and the smallest cut (plus a little for distance) wins. Where none is legal,
-    the default policy's place (`placement.default_placement`, G11.1).
-    """
-    W, L, R = dims.width, dims.length, dims.R
-    pos, on = state.positions, state.on_table
-    back, _ = unit(pos[:, None, :] - mouth_aim[None])  # (16, 6, 2), pocket -> object
-    ghost = pos[:, None, :] + 2.0 * R * back
-    steps = jnp.asarray(HAND_STEPS)
-    x_lo, x_hi, y_lo, y_hi = placement.region_bounds(region, W, L, R)
-    margin = 1e-6 * (y_hi - y_lo)
-    raw = ghost[:, :, None, :] + steps[:, None] * back[:, :, None, :]  # (16, 6, S, 2)
-    points = jnp.stack(
-        [jnp.clip(raw[..., 0], x_lo, x_hi), jnp.clip(raw[..., 1], y_lo + margin, y_hi - margin)], axis=-1
-    )
-    legal = placement.placement_ok(points, region, pos, on, W, L, R)
-    # Other balls within 2R of the path to the ghost (the object ball itself excluded).
-    near = near_segment(pos[None, None, None], points[..., None, :], ghost[:, :, None, None, :], 2.0 * R)
-    others = on[None, :] & (jnp.arange(N)[:, None] != jnp.arange(N)[None, :])  # (T, 16)
-    blocked = jnp.any(near & others[:, None, None, :], axis=-1)
-    heading, travel = unit(ghost[:, :, None] - points)
-    cut = jnp.degrees(jnp.arccos(jnp.clip(jnp.sum(heading * -back[:, :, None], axis=-1), -1.0, 1.0)))
-    cost = jnp.where(legal & ~blocked, cut + HAND_DISTANCE_COST * travel, jnp.inf)
-    best = jnp.argmin(cost, axis=-1)
-    chosen = jnp.take_along_axis(points, best[..., None, None], axis=2)[:, :, 0]
-    fallback = placement.default_placement(region, pos, on, W, L, R, grid=placement.COARSE_GRID)
-    found = jnp.isfinite(jnp.min(cost, axis=-1))
-    place = jnp.where(found[..., None], chosen, fallback)
-    ok = found | jnp.all(jnp.isfinite(fallback))
-    return place, ok
-
-
-@dataclass(frozen=True)
-class _Shots:
-    """Pot candidates of one table, flattened (fields (n,), points (n, 2)): who, where, what allows them."""
-
-    own: Any
-    target: Any
-    pocket: Any
-    own_xy: Any
-    obj_xy: Any
-    target_xy: Any
-    allowed: Any  # the rules allow the pair and, from hand, the ball has a legal place
-
-    def take(self, index: Any) -> _Shots:
-        return _Shots(*(x[index] for x in vars(self).values()))
-
-
-def _judge(
-    shots: _Shots, planned: Aim, state: st.GameState, dims: st.Dims, reach: Any, room: Any, slack: float
-) -> Any:
-    """The score of each shot (log of the aim error it forgives), -inf where it is not a candidate.
-
-    A candidate needs clear paths (no other ball's centre within 2R of either segment;
-    G5.3: the own ball must meet this object ball first, and a kiss on the way spoils the
-    pot), a ghost on the bed (a ball frozen to a cushion rests a little under R from it),
-    room in the pocket's mouth, a cut under `MAX_CUT_DEG` and some travel. `slack` (m)
-    loosens the tests for a plain aim that the throw correction will move
-    (`_table_candidates`). The score is the mouth's room over the object ball's lever
-    (its distance to the pocket) and the own ball's (travel / (2R cos cut)).
-    """
-    W, L, R = dims.width, dims.length, dims.R
-    pos, on = state.positions, state.on_table
-    balls = jnp.arange(N)
-    others = on & (balls != shots.own[:, None]) & (balls != shots.target[:, None])  # (n, 16)
-    cue_kiss = near_segment(pos, shots.own_xy[:, None], planned.ghost[:, None], 2.0 * R - slack)
-    object_kiss = near_segment(pos, shots.obj_xy[:, None], shots.target_xy[:, None], 2.0 * R)
-    clear = ~jnp.any(others & (cue_kiss | object_kiss), axis=-1)
-    g = planned.ghost
-    lo, hi_x, hi_y = reach - slack, W - reach + slack, L - reach + slack
-    on_bed = (g[:, 0] >= lo) & (g[:, 0] <= hi_x) & (g[:, 1] >= lo) & (g[:, 1] <= hi_y)
-    slack_deg = np.degrees(slack / (2.0 * R))
-    valid = (
-        shots.allowed
-        & clear
-        & on_bed
-        & (room > 0)
-        & (planned.cut < MAX_CUT_DEG + slack_deg)
-        & (planned.travel > MIN_TRAVEL - slack)
-    )
-    to_pocket = jnp.linalg.norm(shots.target_xy - shots.obj_xy, axis=-1)
-    cos_cut = jnp.cos(jnp.radians(jnp.minimum(planned.cut, MAX_CUT_DEG)))
-    score = (
-        jnp.log(jnp.maximum(room, 1e-6))
-        + jnp.log(jnp.maximum(cos_cut, 1e-6))
-        - jnp.log(jnp.maximum(to_pocket, 0.05))
-        - jnp.log(jnp.maximum(planned.travel, 0.05))
-    )
-    return jnp.where(valid, score, -jnp.inf)
-
-
-def _table_candidates(
-    state: st.GameState,
-    hand: tuple[Any, Any],
-    breaks: Candidates,
-    k: int,
-    preselect: int,
-    dims: st.Dims,
-    rule: PowerRule,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
-) -> Candidates:
-    """The `k` best candidates of one table (`candidates`); `hand`: `_hand_places`, `breaks`: break shots.
-
-    Every (own, object, pocket) is first judged with the plain ghost-ball aim, loosely
-    (`THROW_SLACK`); only the `preselect` best get the throw correction, and are then
-    judged and ranked exactly. The correction moves the ghost by at most 2R sin(throw),
-    a few millimetres, so the best `k` are the same as if every shot had been corrected,
-    in about 40 % of the time (`benchmarks/menu_speed.py` counts the lists that differ
-    and times both).
-    """
-    pos = state.positions
-    balls = jnp.arange(N)
-    placing = (state.phase == st.BREAK) | (state.phase == st.IN_HAND)
-    hand_place, hand_ok = hand
-    noses, nose_radius, mouth_aim = pocket_mouths(table)
-    reach = contact_distance(table, params, models)
-    from_hand = placing & (balls == fixed_own(state))  # (16,)
-    shape = (N, N, POCKETS)
-    own, target, pocket = (x.ravel() for x in jnp.meshgrid(balls, balls, jnp.arange(POCKETS), indexing="ij"))
-    own_xy = jnp.where(from_hand[:, None, None, None], hand_place[None], pos[:, None, None, :]).reshape(-1, 2)
-    shots = _Shots(
-        own=own,
-        target=target,
-        pocket=pocket,
-        own_xy=own_xy,
-        obj_xy=pos[target],
-        target_xy=mouth_aim[pocket],
-        allowed=(
-            shot_pairs(state, dims)[..., None] & jnp.where(from_hand[:, None, None], hand_ok[None], True)
-        ).reshape(-1),
-    )
-    to_target, _ = unit(shots.target_xy - shots.obj_xy)
-    room = pocket_room(to_target.reshape(*shape, 2), noses, nose_radius, reach).reshape(-1)
-    plain = aim(shots.own_xy, shots.obj_xy, shots.target_xy, dims.R, rule, params, models, correct=False)
-    rough = _judge(shots, plain, state, dims, reach, room, THROW_SLACK)
-    _, chosen = top_k(rough, preselect)
-    near = shots.take(chosen)
-    planned = aim(near.own_xy, near.obj_xy, near.target_xy, dims.R, rule, params, models)
-    score = _judge(near, planned, state, dims, reach, room[chosen], 0.0)
-    top_score, top = jax.lax.top_k(score, k)
-    best = near.take(top)
-    pots = Candidates(
-        valid=jnp.isfinite(top_score),
-        own=best.own.astype(jnp.int32),
-        target=best.target.astype(jnp.int32),
-        pocket=best.pocket.astype(jnp.int32),
-        phi=planned.phi[top],
-        cut=planned.cut[top],
-        distance=planned.travel[top] + jnp.linalg.norm(best.target_xy - best.obj_xy, axis=-1),
-        place=best.own_xy,
-        speed=planned.speed[top],
-        b=jnp.full(k, rule.tip),
-        score=top_score,
-    )
-    return jax.tree_util.tree_map(lambda x, y: jnp.where(state.phase == st.BREAK, x, y), breaks, pots)
-
-
 def preselection(k: int) -> int:
     """How many plainly aimed shots get the throw correction when `k` are kept."""
     return min(N * N * POCKETS, max(4 * k, 32))
 
 
-def _break_candidates(
-    state: st.GameState, k: int, dims: st.Dims, rule: PowerRule, mouth_aim: Any
-) -> Candidates:
-    """Break shots (G11, G12.1): the coloured ball placed in the house, struck full at the apex.
+def _break_places(states: st.GameState, dims: st.Dims) -> Any:
+    """(B, 3, 2) the coloured ball's places for the break: across the house (`BREAK_OFFSETS`).
+
+    Each is the default policy's place nearest its point (G11.1), searched only on the
+    tables in the BREAK phase (`placement.placements`).
+    """
+    W, L, R = dims.width, dims.length, dims.R
+    breaking = states.phase == st.BREAK
+    house = jnp.full(breaking.shape, ids.HOUSE, jnp.int32)
+    natural = placement.natural_point(ids.HOUSE, W, L)
+    places = [
+        placement.placements(
+            breaking,
+            house,
+            states.positions,
+            states.on_table,
+            jnp.broadcast_to(natural + jnp.asarray([offset, 0.0]), states.positions[:, 0].shape),
+            W,
+            L,
+            R,
+        )
+        for offset in BREAK_OFFSETS
+    ]
+    return jnp.stack(places, axis=1)
+
+
+def _break_candidates(state: st.GameState, place: Any, k: int, rule: PowerRule, mouth_aim: Any) -> Candidates:
+    """Break shots (G11, G12.1): the coloured ball placed at `place` (3, 2) in the house, full at the apex.
 
     The apex is the racked ball nearest the house. The (target, pocket) slot holds the
     Classic call the break needs (CLS-5.2, A-33): the racked ball nearest a back corner
     pocket, and that pocket.
     """
-    W, L, R = dims.width, dims.length, dims.R
     pos, on = state.positions, state.on_table
     apex = jnp.argmin(jnp.where(on, pos[:, 1], jnp.inf))
-    natural = placement.natural_point(ids.HOUSE, W, L)
-    offsets = jnp.asarray(BREAK_OFFSETS)
-    preferred = natural[None] + jnp.stack([offsets, jnp.zeros_like(offsets)], axis=-1)
-    place = jax.vmap(
-        lambda p: placement.default_placement(
-            ids.HOUSE, pos, on, W, L, R, preferred=p, grid=placement.COARSE_GRID
-        )
-    )(preferred)
     heading, travel = unit(pos[apex] - place)
     phi = jnp.mod(jnp.degrees(jnp.arctan2(heading[:, 1], heading[:, 0])), 360.0)
     back = jnp.asarray([4, 5])  # BACK_LEFT, BACK_RIGHT
@@ -579,23 +437,118 @@ def ranked_candidates(
 ) -> Candidates:
     """`candidates`, with `preselect` plainly aimed shots per table corrected for throw (`preselection`).
 
-    Hand places and break shots are planned only when some table needs them.
+    The pots are planned by `pot_kernel` (a thread a table); break shots only when some
+    table needs them.
     """
     mouth_aim = pocket_mouths(table)[2]
     batch = states.phase.shape[0]
-    placing = (states.phase == st.BREAK) | (states.phase == st.IN_HAND)
-    hand = jax.lax.cond(
-        jnp.any(placing),
-        lambda: jax.vmap(lambda s: _hand_places(s, st.hand_region(s, dims), mouth_aim, dims))(states),
-        lambda: (jnp.zeros((batch, N, POCKETS, 2)), jnp.ones((batch, N, POCKETS), bool)),
-    )
-    plan_breaks = jax.vmap(lambda s: _break_candidates(s, k, dims, rule, mouth_aim))
+    plan_breaks = jax.vmap(lambda s, p: _break_candidates(s, p, k, rule, mouth_aim))
     breaks = jax.lax.cond(
-        jnp.any(states.phase == st.BREAK), lambda: plan_breaks(states), lambda: _no_candidates(batch, k)
+        jnp.any(states.phase == st.BREAK),
+        lambda: plan_breaks(states, _break_places(states, dims)),
+        lambda: _no_candidates(batch, k),
     )
-    return jax.vmap(
-        lambda s, h, b: _table_candidates(s, h, b, k, preselect, dims, rule, table, params, models)
-    )(states, hand, breaks)
+    pots = planned_pots(states, k, preselect, dims, rule, table, params, models)
+    on_break = (states.phase == st.BREAK).reshape(-1, 1)
+    return jax.tree_util.tree_map(
+        lambda x, y: jnp.where(on_break.reshape(on_break.shape + (1,) * (x.ndim - 2)), x, y), breaks, pots
+    )
+
+
+POT_KERNEL = TableKernel(pot_kernel.plan_pots, pot_kernel, table_arguments=8, outputs=PLAN_OUTPUTS)
+
+
+def planned_pots(
+    states: st.GameState,
+    k: int,
+    preselect: int,
+    dims: st.Dims,
+    rule: PowerRule,
+    table: Table,
+    params: PhysicsParams,
+    models: Models,
+) -> Candidates:
+    """The `k` best pots of each table outside the BREAK phase, planned by `pot_kernel` (fields (B, k))."""
+    pos, on = states.positions, states.on_table
+    batch = pos.shape[0]
+    balls = jnp.arange(N)
+    placing = (states.phase == st.BREAK) | (states.phase == st.IN_HAND)
+    from_hand = placing[:, None] & (balls[None] == jax.vmap(fixed_own)(states)[:, None])
+    noses, nose_radius, mouth_aim = pocket_mouths(table)
+    figures = {
+        "R": dims.R, "width": dims.width, "length": dims.length,
+        "reach": contact_distance(table, params, models),
+        "arrival": rule.arrival, "tip": rule.tip, "min_speed": rule.min_speed, "max_speed": rule.max_speed,
+        "ball_R": params.R, "m": params.m, "cue_mass": params.cue_mass, "u_s": params.u_s,
+        "u_r": params.u_r, "g": params.g, "e_b": params.e_b, "u_b": params.u_b,
+        "slack": THROW_SLACK, "max_cut_deg": MAX_CUT_DEG, "min_travel": MIN_TRAVEL,
+        "house_below": markings.house_line_y(dims.length) - ids.CONTACT_TOLERANCE,
+        "temporary_above": markings.back_spot(dims.width, dims.length)[1] + ids.CONTACT_TOLERANCE,
+        "contact_tolerance": ids.CONTACT_TOLERANCE, "hand_distance_cost": HAND_DISTANCE_COST,
+    }  # fmt: skip
+    constants = jnp.stack([jnp.asarray(figures[name], jnp.float64) for name in pot_kernel.CONSTANTS])
+    flags = {
+        "frictionless": models.ball_ball == "frictionless_elastic",
+        "alciatore": models.alciatore_friction,
+    }
+    options = jnp.asarray([int(flags[name]) for name in pot_kernel.OPTIONS], jnp.int32)
+    region = jax.vmap(lambda s: st.hand_region(s, dims))(states)
+    box = jnp.stack(
+        jnp.broadcast_arrays(*placement.region_bounds(region, dims.width, dims.length, dims.R)), axis=-1
+    )
+    fallback = placement.placements(
+        jnp.any(from_hand, axis=1),
+        region,
+        pos,
+        on,
+        jax.vmap(lambda r: placement.natural_point(r, dims.width, dims.length))(region),
+        dims.width,
+        dims.length,
+        dims.R,
+    )
+    as_int = lambda x: jnp.asarray(x, jnp.int32)  # noqa: E731
+    out = dict(
+        zip(
+            PLAN_OUTPUTS,
+            POT_KERNEL(
+                jnp.asarray(pos, jnp.float64),
+                as_int(on),
+                as_int(jax.vmap(lambda s: shot_pairs(s, dims))(states)),
+                as_int(from_hand),
+                as_int(region),
+                jnp.asarray(box, jnp.float64),
+                jnp.asarray(fallback, jnp.float64),
+                as_int(states.phase == st.BREAK),
+                constants,
+                options,
+                jnp.asarray(mouth_aim, jnp.float64),
+                jnp.asarray(noses, jnp.float64),
+                jnp.asarray(nose_radius, jnp.float64),
+                jnp.asarray(HAND_STEPS, jnp.float64),
+                shapes={name: (k if name.startswith("best") else preselect,) for name in PLAN_OUTPUTS},
+            ),
+            strict=True,
+        )
+    )
+    slot = jnp.maximum(out["best"], 0)
+    pick = lambda x: jnp.take_along_axis(x, slot, axis=1)  # noqa: E731
+    item = pick(out["rough_item"])
+    own, target, pocket = item // (N * POCKETS), item // POCKETS % N, item % POCKETS
+    rows = jnp.arange(batch)[:, None]
+    place = jnp.stack([pick(out["exact_x"]), pick(out["exact_y"])], axis=-1)
+    return Candidates(
+        valid=(out["best"] >= 0) & jnp.isfinite(out["best_score"]),
+        own=own,
+        target=target,
+        pocket=pocket,
+        phi=pick(out["exact_phi"]),
+        cut=pick(out["exact_cut"]),
+        distance=pick(out["exact_travel"]) + jnp.linalg.norm(mouth_aim[pocket] - pos[rows, target], axis=-1),
+        place=place,
+        speed=pick(out["exact_speed"]),
+        b=jnp.full((batch, k), rule.tip),
+        score=out["best_score"],
+    )
 
 
 def _no_candidates(batch: int, k: int) -> Candidates:

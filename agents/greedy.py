@@ -11,13 +11,14 @@ referee's documented default policy (`decisions.default_decision`).
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 from jax import Array
 
 from piramida.agents.candidates import N, PowerRule, fixed_own, pocket_mouths
-from piramida.agents.menu import Family, Menu, safety_costs, shot_menu
+from piramida.agents.menu import Family, Menu, hand_places, own_starts, safety_costs, shot_menu
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
 from piramida.physics.table import Table, preset
 from piramida.rules import ids
@@ -28,6 +29,7 @@ from piramida.rules.game import Move, move
 
 def safety_move(
     state: st.GameState,
+    place: Any,
     dims: st.Dims = st.DEFAULT_DIMS,
     rule: PowerRule = PowerRule(),  # noqa: B008 (frozen, hashable)
     table: Table | None = None,
@@ -36,13 +38,14 @@ def safety_move(
 
     The pair (own ball, object ball) the rules allow (G4, G21.2) with the shortest clear
     path wins (a blocked path only when every path is blocked); from hand the own ball
-    stands at the default place (`placement.default_placement`). Cue speed
+    stands at `place` (2,), the default place (`menu.hand_places`). Cue speed
     `rule.safety_speed`, centre ball. In Classic it calls the ball it hits into that
     ball's nearest pocket (CLS-5.2). The decision fields hold `default_decision`.
     """
     pos = state.positions
     fixed = fixed_own(state)
-    place, own_xy, cost = safety_costs(state, dims)
+    own_xy = own_starts(state, place)
+    cost = safety_costs(state, own_xy, dims)
     pick = jnp.argmin(cost)
     found = jnp.any(jnp.isfinite(cost))
     own, target = jnp.where(found, pick // N, fixed), pick % N
@@ -68,7 +71,9 @@ GREEDY_MENU = Menu(pots=3, in_offs=0, doubles=0, kicks=0, safety_pairs=1)
 PLAIN_SAFETY = GREEDY_MENU.safety_slot(speed=0, thickness=0, pair=0)  # a full hit on the cheapest pair
 
 
-def _greedy_move(state: st.GameState, menu: Family, dims: st.Dims, rule: PowerRule, table: Table) -> Move:
+def _greedy_move(
+    state: st.GameState, menu: Family, place: Any, dims: st.Dims, rule: PowerRule, table: Table
+) -> Move:
     """One table's move: the menu's first slot (its best pot, or the break) if it holds one.
 
     Else the menu's plain safety at `rule.safety_speed`, else `safety_move` (when no pair
@@ -76,7 +81,7 @@ def _greedy_move(state: st.GameState, menu: Family, dims: st.Dims, rule: PowerRu
     """
     pick = lambda slot: jax.tree_util.tree_map(lambda x: x[slot], menu.moves)  # noqa: E731
     safety = pick(PLAIN_SAFETY).replace(speed=jnp.asarray(rule.safety_speed, menu.moves.speed.dtype))
-    fallback = safety_move(state, dims, rule, table)
+    fallback = safety_move(state, place, dims, rule, table)
     safety = jax.tree_util.tree_map(lambda x, y: jnp.where(menu.valid[PLAIN_SAFETY], x, y), safety, fallback)
     return jax.tree_util.tree_map(lambda x, y: jnp.where(menu.valid[0], x, y), pick(0), safety)
 
@@ -92,7 +97,8 @@ def greedy_moves(
 ) -> Move:
     """`GreedyAgent.act` as a function on (B,) states."""
     menu = shot_menu(states, GREEDY_MENU, rule, dims, table, params, models)
-    return jax.vmap(lambda s, m: _greedy_move(s, m, dims, rule, table))(states, menu)
+    places = hand_places(states, dims)
+    return jax.vmap(lambda s, m, p: _greedy_move(s, m, p, dims, rule, table))(states, menu, places)
 
 
 class GreedyAgent:

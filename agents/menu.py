@@ -198,26 +198,36 @@ class Geometry:
     R: float
 
 
-def _geometry(
-    state: st.GameState, dims: st.Dims, table: Table, params: PhysicsParams, models: Models
-) -> Geometry:
-    pos, on = state.positions, state.on_table
-    balls = jnp.arange(N)
+def hand_places(states: st.GameState, dims: st.Dims = st.DEFAULT_DIMS) -> Any:
+    """(B, 2) where each table's ball in hand stands for the menu's shots other than pots.
+
+    The default policy's place (`placement.default_placement`, coarse grid, G11.1, G21.2,
+    DYN-5.2), searched only on the tables that place a ball (`state.placements`);
+    `ids.OFF_TABLE_XY` on the others, where no shot reads it.
+    """
+    regions = jax.vmap(lambda s: st.hand_region(s, dims))(states)
+    preferred = jax.vmap(lambda r: placement.natural_point(r, dims.width, dims.length))(regions)
+    return st.placements(states, preferred, dims)
+
+
+def own_starts(state: st.GameState, place: Any) -> Any:
+    """(16, 2) where each own ball starts: `place` (2,) for the ball in hand, the others' spots."""
     placing = (state.phase == st.BREAK) | (state.phase == st.IN_HAND)
-    region = st.hand_region(state, dims)
-    place = placement.default_placement(
-        region, pos, on, dims.width, dims.length, dims.R, grid=placement.COARSE_GRID
-    )
-    own_xy = jnp.where((placing & (balls == fixed_own(state)))[:, None], place, pos)
-    near = near_segment(pos, own_xy[:, None, None, :], pos[None, :, None, :], 2.0 * dims.R)  # (O, T, 16)
-    thirds = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])
+    in_hand = placing & (jnp.arange(N) == fixed_own(state))
+    return jnp.where(in_hand[:, None], place, state.positions)
+
+
+def _geometry(
+    state: st.GameState, place: Any, dims: st.Dims, table: Table, params: PhysicsParams, models: Models
+) -> Geometry:
+    own_xy = own_starts(state, place)
     noses, nose_radius, mouth_aim = pocket_mouths(table)
     rail_axis, rail_coord = _rails(table, params, models)
     return Geometry(
         state=state,
         own_xy=own_xy,
         pair_ok=shot_pairs(state, dims),
-        own_clear=~jnp.any(thirds & near, axis=-1),
+        own_clear=~own_paths_blocked(state, own_xy, dims.R),
         noses=noses,
         nose_radius=nose_radius,
         mouth_aim=mouth_aim,
@@ -382,27 +392,27 @@ def _kicks(g: Geometry, k: int) -> Family:
     return _aimed(g, heading, index, own, obj, pocket, ok, speed)
 
 
-def safety_costs(state: st.GameState, dims: st.Dims = st.DEFAULT_DIMS) -> tuple[Any, Any, Any]:
-    """One table's (own ball, object ball) pairs for a safety, by cost: (place, own_xy, cost).
-
-    `place` (2,) is where a ball in hand goes (`placement.default_placement`), `own_xy`
-    (16, 2) where each own ball stands (placed from hand, or its spot), and `cost`
-    (16, 16) the distance from own ball to object ball, plus `BLOCKED_COST` where another
-    ball lies within 2R of the path; infinite for pairs the rules do not allow (G4, G21.2).
-    """
-    W, L, R = dims.width, dims.length, dims.R
+def own_paths_blocked(state: st.GameState, own_xy: Any, R: float) -> Any:
+    """(16, 16) another ball on the table within 2R of the path from own ball to object ball."""
     pos, on = state.positions, state.on_table
     balls = jnp.arange(N)
-    placing = (state.phase == st.BREAK) | (state.phase == st.IN_HAND)
-    region = st.hand_region(state, dims)
-    place = placement.default_placement(region, pos, on, W, L, R, grid=placement.COARSE_GRID)
-    own_xy = jnp.where((placing & (balls == fixed_own(state)))[:, None], place, pos)
-    # Another ball within 2R of the own ball's path blocks it (the pair's own balls excluded).
     near = near_segment(pos, own_xy[:, None, None, :], pos[None, :, None, :], 2.0 * R)  # (O, T, 16)
     others = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])
-    blocked = jnp.any(others & near, axis=-1)
-    cost = jnp.linalg.norm(pos[None] - own_xy[:, None], axis=-1) + jnp.where(blocked, BLOCKED_COST, 0.0)
-    return place, own_xy, jnp.where(shot_pairs(state, dims), cost, jnp.inf)
+    return jnp.any(others & near, axis=-1)
+
+
+def safety_costs(state: st.GameState, own_xy: Any, dims: st.Dims = st.DEFAULT_DIMS) -> Any:
+    """One table's (own ball, object ball) pairs for a safety, by cost: (16, 16).
+
+    The own balls stand at `own_xy` (16, 2) (`own_starts`); the cost is the distance from
+    own ball to object ball, plus `BLOCKED_COST` where another ball lies within 2R of the
+    path; infinite for pairs the rules do not allow (G4, G21.2).
+    """
+    blocked = own_paths_blocked(state, own_xy, dims.R)
+    cost = jnp.linalg.norm(state.positions[None] - own_xy[:, None], axis=-1) + jnp.where(
+        blocked, BLOCKED_COST, 0.0
+    )
+    return jnp.where(shot_pairs(state, dims), cost, jnp.inf)
 
 
 def _safeties(g: Geometry, pairs: int, dims: st.Dims) -> Family:
@@ -412,7 +422,7 @@ def _safeties(g: Geometry, pairs: int, dims: st.Dims) -> Family:
     hit ball is called into its nearest pocket (CLS-5.2).
     """
     pos = g.state.positions
-    _, own_xy, cost = safety_costs(g.state, dims)
+    own_xy, cost = g.own_xy, safety_costs(g.state, g.own_xy, dims)
     ok, index = _top(-cost, pairs)
     own, obj = jnp.unravel_index(index, cost.shape)
     heading, distance = unit(pos[obj] - own_xy[own])
@@ -467,6 +477,7 @@ def _breaks(state: st.GameState, best: Candidates, size: int) -> Family:
 def table_menu(
     state: st.GameState,
     best: Candidates,
+    place: Any,
     menu: Menu,
     rule: PowerRule,
     dims: st.Dims,
@@ -476,11 +487,13 @@ def table_menu(
 ) -> Family:
     """One table's menu (`menu.size` moves): `best` is its `candidates` (k = `menu.pots`, at least 3).
 
+    `place` (2,) is where a ball in hand stands for the shots other than pots (`hand_places`).
+
     In the BREAK phase the moves are break variants; elsewhere pots, in-offs, doubles,
     kicks and safeties, in that order. Every move carries the default decision in its
     decision fields (the search decides separately).
     """
-    g = _geometry(state, dims, table, params, models)
+    g = _geometry(state, place, dims, table, params, models)
     families = [
         _pots(g, best, rule, params, models),
         _in_offs(g, menu.in_offs),
@@ -522,4 +535,7 @@ def shot_menu(
     """
     table = preset() if table is None else table
     best = candidates(states, dims, menu.pots, rule, table, params, models)
-    return jax.vmap(lambda s, c: table_menu(s, c, menu, rule, dims, table, params, models))(states, best)
+    places = hand_places(states, dims)
+    return jax.vmap(lambda s, c, p: table_menu(s, c, p, menu, rule, dims, table, params, models))(
+        states, best, places
+    )

@@ -30,7 +30,7 @@ from jax import Array
 
 from piramida.agents import search
 from piramida.agents.greedy import safety_move
-from piramida.agents.menu import Menu, moves_at, shot_menu
+from piramida.agents.menu import Menu, hand_places, moves_at, shot_menu
 from piramida.agents.scorer import NEG, load, score
 from piramida.agents.search import SearchConfig, best_decisions, finalist_values
 from piramida.agents.slots import observe_slots
@@ -84,7 +84,9 @@ def _shots(
     return jax.lax.cond(
         jnp.all(found),
         lambda: shot,
-        lambda: where_tables(found, shot, jax.vmap(lambda s: safety_move(s, dims))(states)),
+        lambda: where_tables(
+            found, shot, jax.vmap(lambda s, p: safety_move(s, p, dims))(states, hand_places(states, dims))
+        ),
     )
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from piramida.agents import make_bot
 from piramida.agents.candidates import POCKETS, N, PowerRule, preselection, ranked_candidates
-from piramida.agents.menu import Menu, table_menu
+from piramida.agents.menu import Menu, hand_places, table_menu
 from piramida.agents.ranking import top_k
 from piramida.envs import core
 from piramida.physics.files import write_atomic
@@ -63,9 +63,9 @@ def programs(preselect: int) -> tuple[Any, Any]:
         return ranked_candidates(states, dims, K, preselect, rule, table, params, models)
 
     def menu(states: st.GameState) -> Any:
-        best = ranked(states)
-        plan = lambda s, c: table_menu(s, c, Menu(), rule, dims, table, params, models)  # noqa: E731
-        return jax.vmap(plan)(states, best)
+        best, places = ranked(states), hand_places(states, dims)
+        plan = lambda s, c, p: table_menu(s, c, p, Menu(), rule, dims, table, params, models)  # noqa: E731
+        return jax.vmap(plan)(states, best, places)
 
     return jax.jit(ranked), jax.jit(menu)
 

@@ -144,12 +144,15 @@ def assisted_mask_table(state: st.GameState, found: Family) -> Any:
     return jnp.concatenate([slots, jnp.ones(sum(ASSISTED_NVEC[1:]), bool)])
 
 
-def decode_assisted_table(state: st.GameState, action: Any, found: Family, dims: st.Dims) -> Move:
-    """One table's `assisted` action (5,) as a `Move`; an invalid slot plays the safety shot."""
+def decode_assisted_table(state: st.GameState, action: Any, found: Family, place: Any, dims: st.Dims) -> Move:
+    """One table's `assisted` action (5,) as a `Move`; an invalid slot plays the safety shot.
+
+    `place` (2,) is where a ball in hand stands for that safety (`menu.hand_places`).
+    """
     slot, aim, power, side, vertical = (jnp.asarray(action[i], jnp.int32) for i in range(5))
     slot = jnp.clip(slot, 0, K - 1)
     pick = jax.tree_util.tree_map(lambda x: x[slot], found.moves)
-    fallback = safety_move(state, dims)
+    fallback = safety_move(state, place, dims)
     spin = lambda i: (i / (SPIN_STEPS - 1) * 2.0 - 1.0) * SPIN_RANGE  # noqa: E731
     a, b = _tip(pick.a + spin(side), pick.b + spin(vertical))
     low, high = POWER_RANGE

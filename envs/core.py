@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from piramida.agents import RandomAgent
-from piramida.agents.menu import shot_menu
+from piramida.agents.menu import hand_places, shot_menu
 from piramida.envs import actions as act
 from piramida.envs import observation as obs
 from piramida.physics import noise as noise_model
@@ -147,7 +147,10 @@ def decode(states: st.GameState, actions: Any, mode: str) -> Move:
     if mode == "raw":
         return act.decode_raw(states, actions, dims)
     found = shot_menu(states, act.MENU, dims=dims)
-    return jax.vmap(lambda s, a, c: act.decode_assisted_table(s, a, c, dims))(states, actions, found)
+    places = hand_places(states, dims)
+    return jax.vmap(lambda s, a, c, p: act.decode_assisted_table(s, a, c, p, dims))(
+        states, actions, found, places
+    )
 
 
 # `decode` compiled on its own, for callers outside a jitted step (policy opponents, the AEC env).

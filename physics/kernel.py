@@ -13,18 +13,12 @@ impulse, the packing of constants and table, the outputs' pytrees.
 from __future__ import annotations
 
 import functools
-import inspect
-import itertools
-import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-import warp as wp
 from jax.sharding import Mesh, PartitionSpec
 
 from piramida.physics import arrays
@@ -37,13 +31,9 @@ from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
 from piramida.physics.strike import Strike, strike_ball
 from piramida.physics.table import Table
 from piramida.physics.validate import check_balls, check_strikes
+from piramida.physics.warp_call import TableKernel
 
 DEFAULT_CAPACITY = 256
-# Threads per CUDA block. Measured on one H200 (docs/gpu_kernel.jsonl): 64 ran random
-# 16-ball shots at 552,527 shots/s at batch 65,536 against 307,697 with Warp's 256 (a
-# thread's local arrays are large, and fewer threads a block spread them over more
-# multiprocessors). A CPU launch ignores it.
-CUDA_BLOCK_DIM = 64
 # The kernel's outputs, in the order of `loop.shot`'s output arguments.
 _OUTPUTS = (
     "r_out", "v_out", "w_out", "s_out", "pocket", "pocket_time",
@@ -166,147 +156,34 @@ def touching_cushion(r: Any, table: Table, c: Any) -> Any:
 # The kernel's arguments: first the inputs with a leading table axis (r, v, w, s, struck),
 # then the inputs that all tables share (constants, options, the table), then the outputs
 # (`_OUTPUTS`, a leading table axis each).
-_TABLE_ARGUMENTS = 5
-_PARAMETERS = tuple(inspect.signature(loop.shot.func).parameters)
-_SHARED_ARGUMENTS = frozenset(_PARAMETERS[_TABLE_ARGUMENTS : len(_PARAMETERS) - len(_OUTPUTS)])
-_SHOT_CALLS: dict[str, Any] = {}
-_POOL: ThreadPoolExecutor | None = None  # the CPU launcher's threads, made on first use
-_CPU_MODULE = threading.Lock()  # held while the kernel's CPU module is built or loaded
-_cpu_module_ready = False
-
-
-def preload_cpu() -> None:
-    """Build (or load from Warp's cache) the shot kernel's CPU module now, once per process.
-
-    A shot otherwise builds it at its first launch, after XLA has compiled the program
-    around it; a caller with time to spare (the play server's warm-up) runs this in a
-    thread beside those XLA compiles, so that the two overlap. Launches wait for it.
-    """
-    global _cpu_module_ready
-    with _CPU_MODULE:
-        if not _cpu_module_ready:
-            wp.load_module(loop, device="cpu")
-            _cpu_module_ready = True
+SHOT_KERNEL = TableKernel(loop.shot, loop, table_arguments=5, outputs=_OUTPUTS)
 
 
 def preload_in_background() -> None:
-    """On the CPU, start `preload_cpu` in a thread (elsewhere nothing).
+    """On the CPU, build the shot kernel's module in a thread (elsewhere nothing).
 
     The module's build (3.5 s cold on this project's CPU) then overlaps the XLA compiles of
     the programs around the kernel, which need no kernel; the first launch waits for it.
     """
-    if jax.default_backend() == "cpu" and not _cpu_module_ready:
-        threading.Thread(target=preload_cpu, name="piramida-warp-build", daemon=True).start()
-
-
-def cpu_threads() -> int:
-    """Threads a CPU launch runs on: every core, or `PIRAMIDA_CPU_THREADS`."""
-    return int(os.environ.get("PIRAMIDA_CPU_THREADS", "0")) or os.cpu_count() or 1
-
-
-def _launch_on_cpu_threads(*arguments: Any) -> None:
-    """`loop.shot` over the batch, split into one slice of tables per CPU thread.
-
-    Warp runs a CPU launch on one thread, and its JAX FFI handler serializes concurrent
-    calls, so two launches in one `jit` (or one per CPU device under `shard_map`) ran no
-    faster than one; launches from a thread pool inside one call do, since a Warp launch
-    releases the GIL.
-    """
-    global _POOL
-    preload_cpu()
-    batch = arguments[0].shape[0]
-    bounds = np.linspace(0, batch, min(cpu_threads(), batch) + 1).astype(int)
-
-    def launch(lo: int, hi: int) -> None:
-        sliced = [
-            a if n in _SHARED_ARGUMENTS else a[lo:hi] for n, a in zip(_PARAMETERS, arguments, strict=True)
-        ]
-        wp.launch(loop.shot, dim=hi - lo, inputs=sliced, device="cpu")
-
-    if len(bounds) == 2:  # one slice: no thread hand-over
-        launch(0, batch)
-        return
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=cpu_threads(), thread_name_prefix="piramida-kernel")
-    for done in [_POOL.submit(launch, lo, hi) for lo, hi in itertools.pairwise(bounds) if hi > lo]:
-        done.result()
-
-
-# `jax_callable` reads the argument types from the function: those of the kernel.
-_launch_on_cpu_threads.__signature__ = inspect.signature(loop.shot.func)  # type: ignore[attr-defined]
-_launch_on_cpu_threads.__annotations__ = dict(loop.shot.func.__annotations__)
-
-
-def _shot_call(platform: str) -> Any:
-    """`loop.shot` as a JAX function for `platform` (built once, on first use).
-
-    On the CPU, a Python launcher that spreads the tables over the cores; on CUDA, one
-    launch of `CUDA_BLOCK_DIM` threads a block unless `PIRAMIDA_BLOCK_DIM` says otherwise.
-    """
-    if platform not in _SHOT_CALLS:
-        if platform == "cpu":
-            # No preload: it would build a Warp module of this file, which holds no kernel.
-            _SHOT_CALLS[platform] = wp.jax_callable(
-                _launch_on_cpu_threads,
-                num_outputs=len(_OUTPUTS),
-                module_preload_mode=wp.JaxModulePreloadMode.NONE,
-            )
-        else:
-            block = int(os.environ.get("PIRAMIDA_BLOCK_DIM", "0")) or CUDA_BLOCK_DIM
-            _SHOT_CALLS[platform] = wp.jax_kernel(loop.shot, num_outputs=len(_OUTPUTS), block_dim=block)
-    return _SHOT_CALLS[platform]
+    SHOT_KERNEL.preload_in_background()
 
 
 def _launch(
     r: Any, v: Any, w: Any, s: Any, struck: Any, *shared: Any, capacity: int, record: bool, keep_log: bool
 ) -> tuple[Any, ...]:
-    """One launch of the kernel over the tables of `r` (B, N, 2) ... (a thread a table)."""
-    batch, n = s.shape
+    """The kernel over the tables of `r` (B, N, 2) ... (a thread a table), under `vmap` too."""
+    n = s.shape[1]
     slots = capacity if record else 1
     kept = capacity if keep_log else 1
     shapes = {
-        "r_out": (batch, n, 2), "v_out": (batch, n, 2), "w_out": (batch, n, 3), "s_out": (batch, n),
-        "pocket": (batch, n), "pocket_time": (batch, n),
-        **{name: (batch, kept) for name in ("log_t", "log_kind", "log_a", "log_b", "log_ta", "log_tb")},
-        "log_count": (batch,), "log_overflow": (batch,), "duration": (batch,),
-        "snap_cushion": (batch, n), "snap_touching": (batch, n, n), "snap_centre": (batch, n),
-        "hist_r": (batch, slots, n, 2), "hist_v": (batch, slots, n, 2), "hist_w": (batch, slots, n, 3),
-        "hist_s": (batch, slots, n),
-        "facts_shot": (batch, len(facts.SHOT_FIELDS)), "facts_ball": (batch, n), "facts_pocket": (batch, n),
+        "r_out": (n, 2), "v_out": (n, 2), "w_out": (n, 3), "s_out": (n,), "pocket": (n,), "pocket_time": (n,),
+        **{name: (kept,) for name in ("log_t", "log_kind", "log_a", "log_b", "log_ta", "log_tb")},
+        "log_count": (), "log_overflow": (), "duration": (),
+        "snap_cushion": (n,), "snap_touching": (n, n), "snap_centre": (n,),
+        "hist_r": (slots, n, 2), "hist_v": (slots, n, 2), "hist_w": (slots, n, 3), "hist_s": (slots, n),
+        "facts_shot": (len(facts.SHOT_FIELDS),), "facts_ball": (n,), "facts_pocket": (n,),
     }  # fmt: skip
-    platform = jax.default_backend()
-    launch = {} if platform == "cpu" else {"launch_dims": (batch,)}
-    return tuple(_shot_call(platform)(r, v, w, s, struck, *shared, output_dims=shapes, **launch))
-
-
-@functools.cache
-def _kernel_call(capacity: int, record: bool, keep_log: bool) -> Any:
-    """`_launch` for one log capacity, under `vmap` too.
-
-    The kernel takes its tables on one leading axis; a `vmap` over `simulate` adds another.
-    Where only the tables' arrays carry it, the two axes are merged into one launch; where
-    the shared inputs (constants, table) carry it too, each vmapped item is its own launch.
-    """
-
-    @jax.custom_batching.custom_vmap
-    def call(*arguments: Any) -> tuple[Any, ...]:
-        return _launch(*arguments, capacity=capacity, record=record, keep_log=keep_log)
-
-    @call.def_vmap
-    def _(size: int, batched: list[bool], *arguments: Any) -> tuple[tuple[Any, ...], tuple[bool, ...]]:
-        spread = [
-            x if b else jnp.broadcast_to(x, (size, *jnp.shape(x)))
-            for x, b in zip(arguments, batched, strict=True)
-        ]
-        if any(batched[_TABLE_ARGUMENTS:]):
-            outputs = jax.lax.map(lambda items: call(*items), tuple(spread))
-        else:
-            merged = [x.reshape(-1, *x.shape[2:]) for x in spread[:_TABLE_ARGUMENTS]]
-            flat = call(*merged, *arguments[_TABLE_ARGUMENTS:])
-            outputs = tuple(x.reshape(size, -1, *x.shape[1:]) for x in flat)
-        return outputs, (True,) * len(outputs)
-
-    return call
+    return SHOT_KERNEL(r, v, w, s, struck, *shared, shapes=shapes)
 
 
 @functools.partial(jax.jit, static_argnames=("models", "capacity", "record", "transitions", "keep_log"))
@@ -342,10 +219,8 @@ def _simulate_batch(
         "limit": capacity,
     }
     options = jnp.asarray([int(flags[f]) for f in loop.OPTIONS], jnp.int32)
-    call = _kernel_call(capacity, record, keep_log)
-    outputs = call(
-        balls.r, balls.v, balls.w, balls.s.astype(jnp.int32), struck, constants, options, *table_arrays(table)
-    )
+    inputs = (balls.r, balls.v, balls.w, balls.s.astype(jnp.int32), struck, constants, options)
+    outputs = _launch(*inputs, *table_arrays(table), capacity=capacity, record=record, keep_log=keep_log)
     out = dict(zip(_OUTPUTS, outputs, strict=True))
     history = None
     if record:
