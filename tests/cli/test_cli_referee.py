@@ -206,14 +206,16 @@ def test_referee_accepts_a_centre_line_event_without_direction(
     assert status == status_with == 0 and out == out_with
 
 
-def test_referee_reads_stdin_and_derives_the_start_snapshot(capsys: pytest.CaptureFixture[str]) -> None:
-    # Ball 5 frozen against the left cushion: no "start" is given, so the referee finds it
-    # from the positions (a centre at the nose's contact distance touches the cushion).
+def frozen_request() -> dict[str, Any]:
+    """Ball 5 frozen against the left cushion, struck once by the own ball, which then reaches
+    the right cushion: G20(2.2) only through G20-N2 (no second collision). No "start" is
+    given, so the referee finds the frozen ball from the positions (a centre at the nose's
+    contact distance touches the cushion)."""
     frozen_x = float(kernel.contact_distance(ph.preset(), ph.PYRAMID_PARAMS, ph.Models()))
     where = {0: (0.6, 1.2), 5: (frozen_x, 1.2), 6: (1.2, 2.6)}
     rest = [b for b in range(1, 16) if b not in where]
     state = table_state(FREE, balls=where, shelves=(rest[:6], rest[6:]))
-    request = {
+    return {
         "variant": "free",
         "state": codec.state_to_json(state),
         "strike": {"ball": 0},
@@ -225,11 +227,32 @@ def test_referee_reads_stdin_and_derives_the_start_snapshot(capsys: pytest.Captu
             ],
         ),
     }
+
+
+def test_referee_reads_stdin_and_derives_the_start_snapshot(capsys: pytest.CaptureFixture[str]) -> None:
+    request = frozen_request() | {"frozen_warned": True}  # every ball found frozen (A-18)
     status, out, _ = run_cli(["referee"], capsys, stdin=json.dumps(request))
-    assert status == 0 and out["legal"] and "G20(2.2)" in out["rules"]  # G20-N2, declared by default (A-18)
-    request["declared_frozen"] = {}
+    assert status == 0 and out["legal"] and {"G20(2.2)", "G20-N2"} <= set(out["rules"])
+    request = frozen_request() | {"declared_frozen": {}}
     status, out, _ = run_cli(["referee"], capsys, stdin=json.dumps(request))
     assert status == 0 and not out["legal"]  # nothing declared and no second collision
+
+
+def test_G20_N2_an_unannounced_frozen_ball_struck_once_is_a_foul(capsys: pytest.CaptureFixture[str]) -> None:
+    """G20 note 2: "Jeigu dviejų atskirų susidūrimų nebuvo, tai smūgis yra teisingas tik tada,
+    jeigu varžovas įspėjo žaidėją, kad rutulys prieš smūgį palies bortą, priešingu atveju
+    klaida." A human match says who was warned (`frozen_warned`, `declared_frozen`); unsaid,
+    nobody was.
+    """
+    status, out, _ = run_cli(["referee"], capsys, stdin=json.dumps(frozen_request()))
+    assert status == 0 and not out["legal"] and out["foul"]["kinds"] == ["not-completed"]
+    assert "G20-N2" in out["rules"] and out["next_player"] == 1
+    for warning in ({"frozen_warned": True}, {"declared_frozen": {"5": "left-front"}}):
+        status, out, _ = run_cli(["referee"], capsys, stdin=json.dumps(frozen_request() | warning))
+        assert status == 0 and out["legal"] and "G20-N2" in out["rules"], warning
+    both = frozen_request() | {"frozen_warned": False, "declared_frozen": {}}
+    status, _, err = run_cli(["referee"], capsys, stdin=json.dumps(both))
+    assert status == 2 and "frozen_warned: give either" in err and "Traceback" not in err
 
 
 def test_referee_replays_a_match_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
