@@ -14,7 +14,7 @@ from typing import Any
 
 import jax
 import pytest
-from helpers.referee_helpers import CLASSIC, FREE, HOUSE_XY, table_state
+from helpers.referee_helpers import CLASSIC, COMBINED, FREE, HOUSE_XY, table_state
 
 import piramida.physics as ph
 from piramida.cli.main import main
@@ -289,6 +289,35 @@ def test_G11_3_an_unwarned_placement_on_the_house_line_stands(
     request["place"] = {"x": W / 2, "y": L / 4}  # G10.2: on the house line, not in the house
     status, out, _ = run_cli(["referee", write(tmp_path, request)], capsys)
     assert status == 0 and out["valid"] and out["legal"] and "G11.3" in out["rules"]
+
+
+def test_G22_3_the_late_penalty_waits_behind_the_exchange_in_the_json(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """G22.3: "Jeigu klaida buvo padaryta pasibaigus smūgiui, skiriama bauda, tačiau rutuliai
+    įkritę iki smūgio pabaigos yra teisingai įmušti." The state's exchange decision says a
+    late foul's penalty waits behind it (`late_penalty`), so the decision request that
+    follows hands the opponent his penalty decision.
+    """
+    state = table_state(COMBINED)
+    request = {
+        "variant": "combined",
+        "state": codec.state_to_json(state),
+        "strike": {"ball": 0},
+        "declared_after_end": ["touch"],
+        "result": result_of(state, [contact(0, 5), cushion(0, "left-back"), potted(0, "back-left")]),
+    }
+    status, out, _ = run_cli(["referee"], capsys, stdin=json.dumps(request))
+    assert status == 0 and out["foul"]["kinds"] == ["after-shot-end"] and out["next_player"] == 0
+    assert out["decision"]["kind"] == "exchange" and out["state"]["decision"]["late_penalty"] is True
+    decision = {"variant": "combined", "state": out["state"], "decision": {"ball": 11}}
+    status, out, _ = run_cli(["referee"], capsys, stdin=json.dumps(decision))
+    assert status == 0 and out["scores"] == [1, 0] and out["next_player"] == 1 and out["phase"] == "decision"
+    assert out["state"]["decision"] == {"kind": "G6", "options": ["shoot", "hand-back"]}
+    assert {"COMB-5.2", "G22.3", "COMB-7"} <= set(out["rules"])
+    decision["state"]["decision"] = {"kind": "G6", "late_penalty": True}  # only an exchange has one
+    status, _, err = run_cli(["referee"], capsys, stdin=json.dumps(decision))
+    assert status == 2 and "state.decision.late_penalty: only an exchange" in err
 
 
 def _on_shelves(variant: int, shelves: tuple[list[int], list[int]], scores: list[int] | None = None) -> Any:
