@@ -90,6 +90,7 @@ def break_batch(batch: int, rng: np.random.Generator) -> tuple[st.GameState, st.
         declared=jnp.zeros(batch, jnp.int32),
         declared_late=jnp.zeros(batch, jnp.int32),
         placement_warned=jnp.ones(batch, bool),
+        frozen_warned=jnp.ones(batch, bool),
     )
     apex = np.asarray([DIMS.width / 2, 3 * DIMS.length / 4])
     to = apex - np.asarray(place)
@@ -130,6 +131,7 @@ def next_batch(state: st.GameState, rng: np.random.Generator) -> tuple[st.GameSt
         declared=jnp.zeros(batch, jnp.int32),
         declared_late=jnp.zeros(batch, jnp.int32),
         placement_warned=jnp.ones(batch, bool),
+        frozen_warned=jnp.ones(batch, bool),
     )
     strike = ph.Strike(
         ball=np.asarray(balls, np.int32),

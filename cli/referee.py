@@ -28,7 +28,7 @@ from piramida.rules.referee import adjudicate_one
 
 REQUEST_FIELDS = (
     "variant", "table", "params", "state", "call", "strike", "place", "placement_warned",
-    "declared", "declared_after_end", "declared_frozen", "result", "decision",
+    "frozen_warned", "declared", "declared_after_end", "declared_frozen", "result", "decision",
 )  # fmt: skip
 
 

@@ -123,16 +123,19 @@ def simulate_shot(
     place: tuple[float, float] | None = None,
     call: tuple[int, int] | None = None,
     declared: int = 0,
+    frozen_warned: bool = True,
 ) -> ShotPlayed:
     """Play a checked shot (`check_shot`): simulate, adjudicate, sample the paths.
 
     `declared` is a bit mask of fouls declared by the human referee (`verdict.DECLARED`),
-    here only the shot clock's G26. A shot the referee still refuses (an event-log
-    overflow) leaves the state as it was: `refused` names why and `entry` is None.
+    here only the shot clock's G26. `frozen_warned`: the opponent warned the shooter that
+    each ball found against a cushion will touch it (G20-N2). A shot the referee still
+    refuses (an event-log overflow) leaves the state as it was: `refused` names why and
+    `entry` is None.
     """
     if call is not None:
         state = st.with_call(state, *call)
-    shot, start, one = _run(state, strike, place, declared)
+    shot, start, one = _run(state, strike, place, declared, frozen_warned)
     record = record_of(one)
     ruling, nxt = adjudicate_one(state, shot, record, DIMS)
     verdict = codec.verdict_to_json(ruling, nxt if ruling.valid else state, DIMS)
@@ -147,10 +150,14 @@ def simulate_shot(
 
 
 def _run(
-    state: st.GameState, strike: ph.Strike, place: tuple[float, float] | None, declared: int = 0
+    state: st.GameState,
+    strike: ph.Strike,
+    place: tuple[float, float] | None,
+    declared: int = 0,
+    frozen_warned: bool = True,
 ) -> tuple[st.Shot, Any, ph.ShotResult]:
     """The kernel on one table, recorded: (the shot, its start balls, the result of that table)."""
-    shot = st.shot(int(strike.ball), place, declared)
+    shot = st.shot(int(strike.ball), place, declared, frozen_warned=frozen_warned)
     start = jax.tree_util.tree_map(lambda x: x[None], codec.start_balls(state, shot))
     result = ph.simulate(
         TABLE, start, _batched_strike(strike), PARAMS, Models(), CAPACITY, record=True, validate=False

@@ -258,11 +258,17 @@ class Games:
             return self._after_decision(game, state, decision)
 
     def bot_move(self, game_id: str, body: Any = None) -> dict[str, Any]:
-        """The bot's next move (a shot or a decision), played and saved; 503 if the bot fails."""
+        """The bot's next move (a shot or a decision), played and saved; 503 if the bot fails.
+
+        `{"seq"?, "frozen_warned"?}`: whether the human warned the bot, before its stroke,
+        that each ball found against a cushion will touch it (G20-N2); default true, the
+        page playing as warned. The bot warns the human before each of his shots.
+        """
         with self.store.lock(game_id):
             game = self.load(game_id)
             state = _state(game)
-            fields = read_object(body if body is not None else {}, "body", ("seq",))
+            fields = read_object(body if body is not None else {}, "body", ("seq", "frozen_warned"))
+            frozen_warned = read_bool(fields.get("frozen_warned", True), "frozen_warned")
             self._check_turn(game, state, fields, human=False, shot=None)
             settings = Settings(**game["settings"])
             # A refused shot leaves `seq` as it was but adds to the log: the next try differs.
@@ -277,10 +283,14 @@ class Games:
                         move = engine.bot_move(agent, state, key)
                         decision = Decision(option=int(move.option), ball=int(move.take))
                         return self._after_decision(game, state, decision, time.monotonic() - started)
-                    played = _bot_shot(agent, state, key, settings)
+                    played = _bot_shot(agent, state, key, settings, frozen_warned)
                     if played.entry is None:  # refused (an event-log overflow): a random shot, as the envs do
                         played = _bot_shot(
-                            RandomAgent(engine.DIMS), state, jax.random.fold_in(key, 2), settings
+                            RandomAgent(engine.DIMS),
+                            state,
+                            jax.random.fold_in(key, 2),
+                            settings,
+                            frozen_warned,
                         )
                 return self._after_shot(game, played, 1 - settings.human, time.monotonic() - started)
             except PlayError:
@@ -402,15 +412,17 @@ class Games:
         clock.restart(game["clock"], settings["shot_clock"] and human_shoots, delay)
 
 
-def _bot_shot(agent: Agent, state: st.GameState, key: Any, settings: Settings) -> engine.ShotPlayed:
-    """The bot's shot, with its execution noise, played like the human's."""
+def _bot_shot(
+    agent: Agent, state: st.GameState, key: Any, settings: Settings, frozen_warned: bool = True
+) -> engine.ShotPlayed:
+    """The bot's shot, with its execution noise, played like the human's (warned or not, G20-N2)."""
     move = engine.bot_move(agent, state, key)
     strike = engine.bot_strike(move, jax.random.fold_in(key, 1), noise.level(settings.noise))
     place = (float(move.place[0]), float(move.place[1])) if int(state.phase) != st.NORMAL else None
     call = None
     if int(state.variant) == ids.CLASSIC and int(move.call_ball) >= 0:
         call = (int(move.call_ball), int(move.call_pocket))
-    return engine.simulate_shot(state, strike, place, call)
+    return engine.simulate_shot(state, strike, place, call, frozen_warned=frozen_warned)
 
 
 def _state(game: dict[str, Any]) -> st.GameState:

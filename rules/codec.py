@@ -192,10 +192,20 @@ def state_from_json(
     turn = read_int(fields.get("turn", 0), f"{path}.turn", 0, 1)
     breaker = read_int(fields.get("breaker", 0), f"{path}.breaker", 0, 1)
     region = read_name(fields.get("region", "house"), f"{path}.region", ids.REGION_NAMES)
-    decision, options = st.NO_DECISION, 0
+    decision, options, late_penalty = st.NO_DECISION, 0, False
     if phase == st.DECISION:
-        d = read_object(fields.get("decision"), f"{path}.decision", ("kind", "options", "by", "takes_ball"))
+        d = read_object(
+            fields.get("decision"),
+            f"{path}.decision",
+            ("kind", "options", "by", "takes_ball", "late_penalty"),
+        )
         decision = read_name(d.get("kind"), f"{path}.decision.kind", st.DECISION_NAMES)
+        late_penalty = read_bool(d.get("late_penalty", False), f"{path}.decision.late_penalty")
+        if late_penalty and decision != st.EXCHANGE:
+            raise FieldError(
+                f"{path}.decision.late_penalty: only an exchange decision has a late foul's penalty "
+                "waiting behind it (G22.3)"
+            )
         names = st.OPTION_NAMES[decision]
         given = d.get("options", list(names))
         if not isinstance(given, list):
@@ -231,6 +241,7 @@ def state_from_json(
         region=jnp.int32(region),
         decision=jnp.int32(decision),
         options=jnp.int32(options),
+        late_penalty=jnp.bool_(late_penalty),
         own_ball=jnp.int32(ids.NO_BALL if variant == ids.FREE else ids.COLOURED),
         object_only=jnp.bool_(read_bool(fields.get("object_only", False), f"{path}.object_only")),
         call_ball=jnp.int32(call_ball),
@@ -296,6 +307,8 @@ def state_to_json(state: st.GameState) -> dict[str, Any]:
             "kind": st.DECISION_NAMES[decision],
             "options": _options_json(decision, int(s.options)),
         }
+        if bool(s.late_penalty):
+            out["decision"]["late_penalty"] = True
     if int(s.call_ball) >= 0:
         out["call"] = {"ball": int(s.call_ball), "pocket": POCKET_NAMES[int(s.call_pocket)]}
     return out
@@ -323,11 +336,20 @@ def declared_from_json(value: Any, path: str) -> int:
     return mask
 
 
+def _warning(request: dict[str, Any], name: str, rule: str) -> bool:
+    """A warning given before the stroke (`placement_warned`, `frozen_warned`): default false."""
+    value = request.get(name, False)
+    if not isinstance(value, bool):
+        raise FieldError(f"{name}: expected true or false ({rule}), got {shown(value)}")
+    return value
+
+
 def shot_from_json(request: dict[str, Any], state: st.GameState) -> st.Shot:
     """The `Shot` of a referee request.
 
-    Fields: `strike.ball`, `place`, `placement_warned` (G11.3, default false), `declared`,
-    `declared_after_end`.
+    Fields: `strike.ball`, `place`, `placement_warned` (G11.3, default false),
+    `frozen_warned` (G20-N2, default false; not with `declared_frozen`, which names the
+    balls instead), `declared`, `declared_after_end`.
     """
     strike = read_object(request.get("strike"), "strike", STRIKE_FIELDS)
     if "ball" not in strike:
@@ -344,16 +366,20 @@ def shot_from_json(request: dict[str, Any], state: st.GameState) -> st.Shot:
             f"place: missing: the own ball is in hand ({st.PHASE_NAMES[int(state.phase)]} phase)"
         )
     place = _xy(request["place"], "place") if placing else ids.OFF_TABLE_XY
-    warned = request.get("placement_warned", False)
-    if not isinstance(warned, bool):
-        raise FieldError(f"placement_warned: expected true or false (G11.3), got {shown(warned)}")
+    placement_warned = _warning(request, "placement_warned", "G11.3")
+    frozen_warned = _warning(request, "frozen_warned", "G20-N2")
+    if "frozen_warned" in request and request.get("declared_frozen") is not None:
+        raise FieldError(
+            "frozen_warned: give either frozen_warned (every ball found frozen, or none) or "
+            "declared_frozen (the balls warned about), not both (G20-N2)"
+        )
     declared = declared_from_json(request.get("declared", []), "declared")
     late = declared_from_json(request.get("declared_after_end", []), "declared_after_end")
-    return st.shot(ball, place, declared, late, warned)
+    return st.shot(ball, place, declared, late, placement_warned, frozen_warned)
 
 
 def shot_to_json(shot: st.Shot) -> dict[str, Any]:
-    """A shot as the request fields `strike`, `place`, `placement_warned`, `declared`, ...."""
+    """A shot as the request fields `strike`, `place`, `placement_warned`, `frozen_warned`, ...."""
     host = jax.tree_util.tree_map(np.asarray, shot)
     names = vd.FOUL_NAMES
     out: dict[str, Any] = {"strike": {"ball": int(host.ball)}}
@@ -361,6 +387,8 @@ def shot_to_json(shot: st.Shot) -> dict[str, Any]:
         out["place"] = {"x": float(host.place[0]), "y": float(host.place[1])}
         if bool(host.placement_warned):  # the JSON's default is false (G11.3)
             out["placement_warned"] = True
+    if bool(host.frozen_warned):  # the JSON's default is false (G20-N2)
+        out["frozen_warned"] = True
     for key, mask in (("declared", int(host.declared)), ("declared_after_end", int(host.declared_late))):
         if mask:
             out[key] = [names[k] for k in range(len(names)) if mask >> k & 1]

@@ -3,9 +3,10 @@
 After a foul the non-offender decides (G6; G12.2 after a failed break; DYN-7 in
 Dynamic) and, outside Classic, takes a penalty ball from the table (FREE-7, COMB-7,
 DYN-7; A-05: Classic has none). After legally pocketing the own ball in Combined or
-Dynamic the shooter takes a ball in exchange (COMB-5.2, DYN-5.2, A-09). A state whose
-phase is `DECISION` waits for one `Decision`: an option (`state.OPTION_NAMES`) and, where
-the decision takes one, a ball.
+Dynamic the shooter takes a ball in exchange (COMB-5.2, DYN-5.2, A-09); when a foul was
+declared after that shot ended (G22.3), the opponent's penalty decision follows it. A
+state whose phase is `DECISION` waits for one `Decision`: an option
+(`state.OPTION_NAMES`) and, where the decision takes one, a ball.
 
 Default policy (`default_decision`), used when no agent decides:
 - the ball taken (penalty or exchange): the eligible ball farthest from every pocket
@@ -114,7 +115,7 @@ def decide(
     """
     kind = state.decision
     decider = state.turn
-    offender = 1 - decider
+    other = 1 - decider  # the offender after a foul; the opponent after an exchange
     option = jnp.asarray(decision.option, jnp.int32)
     ball = jnp.asarray(decision.ball, jnp.int32)
     eligible = eligible_balls(state)
@@ -157,20 +158,32 @@ def decide(
     )
     on_table = jnp.where(rerack, present, on_table)
 
+    # G22.3: a foul declared after the shot that pocketed the own ball legally; once the
+    # shooter has his exchange ball, the opponent takes the penalty ball and chooses: G6
+    # (COMB-7), or DYN-7 without option (1), the own ball being in hand (A-11).
+    penalty_next = (kind == st.EXCHANGE) & state.late_penalty & ~won
+    dynamic = state.variant == ids.DYNAMIC
+    next_kind = jnp.where(penalty_next, jnp.where(dynamic, st.DYN7, st.G6), st.NO_DECISION)
+    next_options = jnp.where(penalty_next, jnp.where(dynamic, 0b10, 0b11), 0)
+
     # Who plays next, and how.
+    own_in_hand = ~on_table[own] & (shelf[own] < 0)
     to_offender = ((kind == st.G6) & (option == 1)) | ((kind == st.G12_2) & ((option == 1) | (option == 3)))
-    turn = jnp.where(to_offender, offender, decider)
+    turn = jnp.where(to_offender | penalty_next, other, decider)
     from_hand = (
         (kind == st.PENALTY_BALL)
         | (kind == st.EXCHANGE)
         | ((kind == st.DYN7) & (option == 1))
         | ((kind == st.G12_2) & (option < 2) & ~own_on)
+        | ((kind == st.G6) & own_in_hand)
     )
     # DYN-7(2): the own ball is picked up and placed anywhere.
     pick_up = (kind == st.DYN7) & (option == 1) & coloured
     on_table = on_table & ~pick_up
     positions = jnp.where(pick_up[:, None], jnp.asarray(ids.OFF_TABLE_XY), positions)
-    phase = jnp.where(won, st.OVER, jnp.where(rerack, st.BREAK, jnp.where(from_hand, st.IN_HAND, st.NORMAL)))
+    phase = jnp.select(
+        [won, penalty_next, rerack, from_hand], [st.OVER, st.DECISION, st.BREAK, st.IN_HAND], st.NORMAL
+    )
     region = jnp.where(rerack, ids.HOUSE, state.region)
     # DYN-5.2, DYN-7(2): on the from-hand shot only object balls may be pocketed.
     object_only = (state.variant == ids.DYNAMIC) & (
@@ -184,9 +197,10 @@ def decide(
         turn=jnp.where(won, decider, turn).astype(jnp.int32),
         phase=jnp.int32(phase),
         region=region.astype(jnp.int32),
-        decision=jnp.int32(st.NO_DECISION),
-        options=jnp.int32(0),
-        object_only=object_only & ~won,
+        decision=next_kind.astype(jnp.int32),
+        options=next_options.astype(jnp.int32),
+        late_penalty=jnp.bool_(False),
+        object_only=object_only & ~won & ~penalty_next,
         winner=jnp.where(won, decider, -1).astype(jnp.int32),
         key=jnp.where(rerack, key, state.key),
     )

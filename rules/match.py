@@ -61,6 +61,8 @@ def decision_rules(state: st.GameState, decision: Decision) -> list[str]:
             rules += ["COMB-5.2" if variant == ids.COMBINED else "DYN-5.2", "A-09"]
         else:
             rules += [_BALL_RULES[variant], "A-13"]
+    if kind == st.EXCHANGE and bool(state.late_penalty):  # the late foul's penalty decision follows
+        rules += ["G22.3", "COMB-7" if variant == ids.COMBINED else "DYN-7"]
     if kind == st.PENALTY_BALL:
         rules += ["COMB-7", "G21.1", "A-12"]
     if kind == st.G12_2 and option >= 2:

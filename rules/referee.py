@@ -13,6 +13,7 @@ start snapshot and the final positions (`ShotRecord`, or the kernel's `ShotResul
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass
@@ -101,7 +102,8 @@ def adjudicate_table(
       result: the kernel's `ShotResult` for this table, or a `ShotRecord`.
       dims: table figures (static).
       declared_frozen: (16,) cushion piece each ball was declared frozen against before
-        the shot (G20-N2), -1 if not; None: every ball found against a cushion (A-18).
+        the shot (G20-N2), -1 if not; None: every ball found against a cushion where
+        `shot.frozen_warned` (A-18), none where not.
 
     An invalid shot (see `verdict.INVALID`) leaves the state unchanged.
 
@@ -129,8 +131,9 @@ def adjudicate_table(
         place, region, s.positions, s.on_table, dims.width, dims.length, dims.R
     )
     # G11.3: a ball placed outside the house that nobody warned about before the stroke is
-    # deemed placed correctly (it must still stand on the cloth, clear of the other balls).
-    unwarned = placing & (region == ids.HOUSE) & ~jnp.asarray(shot.placement_warned, bool)
+    # deemed placed correctly (it must still stand on the cloth, clear of the other balls);
+    # the temporary house is the house of that shot (G21.1 "atsižvelgiant į ... 11 punktą").
+    unwarned = placing & (region != ids.ANYWHERE) & ~jnp.asarray(shot.placement_warned, bool)
     place_ok |= (
         unwarned
         & placement.on_cloth(place, dims.width, dims.length, dims.R)
@@ -175,7 +178,11 @@ def adjudicate_table(
     # --- Fouls (G29.1; one penalty for all of them, G29.2) -------------------------------
     failed_break = is_break & ~facts.break_legal  # G12.1, G29.1(2)
     no_contact = ~facts.hit  # G5.3, G19.2-N, G29.1(1)
-    not_completed = ~is_break & facts.hit & ~facts.g20_legal  # G20, G29.1(9)
+    # G20-N2: a single collision with a frozen ball is its rebound only "jeigu varžovas
+    # įspėjo žaidėją"; the facts take every found frozen ball as warned about unless told.
+    warned = jnp.asarray(shot.frozen_warned, bool) if declared_frozen is None else jnp.bool_(True)
+    unannounced = ~is_break & facts.hit & facts.g20_n2_declared & ~warned
+    not_completed = ~is_break & facts.hit & (~facts.g20_legal | unannounced)  # G20, G29.1(9)
     # G21.2, A-24(a) `first_contact`: from the house (or temporary house), the first ball
     # hit must lie outside it at shot start; a G20 failure (G21.3).
     first = jnp.clip(facts.first_contact, 0, ids.N_BALLS - 1)
@@ -231,13 +238,14 @@ def adjudicate_table(
 
     # --- Citations -----------------------------------------------------------------------
     _fact_cites(cite, facts, is_break, ~foul_in_shot)
+    cite("G20-N2", unannounced)
     for k, (_, rules) in enumerate(vd.FOULS):
         for rule in rules:
             cite(rule, (fouls >> k) & 1 == 1)
     cite("G4.2", s.variant != ids.FREE)
     cite("G4.3", (s.variant == ids.FREE) & ~is_break)
     cite("G11.2", is_break)
-    cite("G11.3", placing & (region == ids.HOUSE))
+    cite("G11.3", placing & ((region == ids.HOUSE) | unwarned))
     cite("G21.2", placing & (region == ids.TEMPORARY_HOUSE))
     cite("A-24", house_first | (placing & (region == ids.TEMPORARY_HOUSE)))
     cite("G21.3", from_house)
@@ -272,6 +280,7 @@ def adjudicate_table(
         region=jnp.asarray(out.region, jnp.int32),
         decision=jnp.asarray(out.decision, jnp.int32),
         options=jnp.asarray(out.options, jnp.int32),
+        late_penalty=jnp.asarray(out.late_penalty, bool),
         object_only=jnp.asarray(out.object_only, bool),
         call_ball=jnp.int32(ids.NO_BALL),
         call_pocket=jnp.int32(-1),
@@ -334,6 +343,8 @@ def adjudicate(
 @functools.partial(jax.jit, static_argnames=("dims",))
 def _one(state: st.GameState, shot: st.Shot, record: ShotRecord, declared_frozen: Any, dims: st.Dims) -> Any:
     verdict, nxt = adjudicate_table(state, shot, record, dims, declared_frozen)
+    if declared_frozen is None:  # the facts as the shooter was warned: every found frozen ball, or none
+        declared_frozen = jnp.where(jnp.asarray(shot.frozen_warned, bool), record.start.cushion, -1)
     start_on = state.on_table | (
         ((state.phase == st.BREAK) | (state.phase == st.IN_HAND)) & (shot.ball == BALLS)
     )
@@ -367,12 +378,11 @@ def adjudicate_one(
     `index` picks table `index` of a batched `ShotResult` (the state and shot are one
     table's). The ruling's `facts` are `shot_facts.explain`'s lines for the shot.
     """
-    record = record_of(result)
+    # The reference reading of the log, also where the kernel noted its facts.
+    record = dataclasses.replace(record_of(result), facts=None)
     if index is not None:
         record = jax.tree_util.tree_map(lambda x: x[index], record)
     frozen = None if declared_frozen is None else jnp.asarray(declared_frozen, jnp.int32)
-    if frozen is None:
-        frozen = record.start.cushion
     verdict, nxt, facts = _one(state, shot, record, frozen, dims)
     lines = explain(facts) if int(verdict.invalid) == 0 else []
     ruling = vd.ruling(verdict, facts_rules=None)

@@ -99,6 +99,9 @@ class GameState:
         (G21.2, see `hand_region`).
       decision: () the pending decision (`G6` ...), `NO_DECISION` otherwise.
       options: () bit k allows option k of the pending decision (`OPTION_NAMES`).
+      late_penalty: () a foul declared after the shot ended waits behind the pending
+        exchange: the own ball was pocketed legally before it (G22.3), so the shooter takes
+        his exchange ball first, then the opponent his penalty ball and his choice.
       own_ball: () the own ball where it is fixed (the coloured ball in COMB/DYN/CLS,
         G4.2), `ids.NO_BALL` in FREE (any ball after the break, G4.3).
       object_only: () DYN-5.2 / DYN-7(2): on this shot only object balls may be pocketed.
@@ -122,6 +125,7 @@ class GameState:
     region: Any
     decision: Any
     options: Any
+    late_penalty: Any
     own_ball: Any
     object_only: Any
     call_ball: Any
@@ -151,10 +155,16 @@ class Shot:
         the balls pocketed before the end stand; ignored after the frame-deciding shot,
         G22.3-N).
       placement_warned: () whether the opponent or the referee warned the player about a
-        ball placed outside the house before the stroke (G11.3). Unwarned, such a placement
-        stands; warned, the ball must be placed again (the shot is refused). A simulation
-        always "warns": the envs and bots place only legal positions, and an illegal one is
-        refused. A human match says so per shot (the referee's JSON, default false).
+        ball placed outside the house (or the temporary house) before the stroke (G11.3).
+        Unwarned, such a placement stands; warned, the ball must be placed again (the shot
+        is refused). A simulation always "warns": the envs and bots place only legal
+        positions, and an illegal one is refused. A human match says so per shot (the
+        referee's JSON, default false).
+      frozen_warned: () whether the opponent warned the player before the stroke that each
+        ball found against a cushion will touch it (G20-N2): only then does a single
+        collision with such a ball count as its rebound. A simulation always warns (A-18);
+        a human match says so per shot (the referee's JSON, default false), or names the
+        balls it warned about (`declared_frozen`).
 
     """
 
@@ -163,10 +173,16 @@ class Shot:
     declared: Any = 0
     declared_late: Any = 0
     placement_warned: Any = True
+    frozen_warned: Any = True
 
 
 def shot(
-    ball: Any, place: Any = None, declared: Any = 0, declared_late: Any = 0, placement_warned: Any = True
+    ball: Any,
+    place: Any = None,
+    declared: Any = 0,
+    declared_late: Any = 0,
+    placement_warned: Any = True,
+    frozen_warned: Any = True,
 ) -> Shot:
     """A `Shot` with array fields (one table)."""
     xy = ids.OFF_TABLE_XY if place is None else place
@@ -176,6 +192,7 @@ def shot(
         declared=jnp.asarray(declared, jnp.int32),
         declared_late=jnp.asarray(declared_late, jnp.int32),
         placement_warned=jnp.asarray(placement_warned, bool),
+        frozen_warned=jnp.asarray(frozen_warned, bool),
     )
 
 
@@ -220,6 +237,7 @@ def new_game(variant: Any, key: Any, first_breaker: Any = 0, dims: Dims = DEFAUL
         region=jnp.int32(ids.HOUSE),  # G8.2, G11: the break is played from the house
         decision=jnp.int32(NO_DECISION),
         options=jnp.int32(0),
+        late_penalty=jnp.bool_(False),
         own_ball=jnp.where(variant == ids.FREE, ids.NO_BALL, ids.COLOURED).astype(jnp.int32),
         object_only=jnp.bool_(False),
         call_ball=jnp.int32(ids.NO_BALL),

@@ -76,6 +76,7 @@ class Ruling(NamedTuple):
     region: Any  # the from-hand region, now or after the pending decision
     decision: Any
     options: Any
+    late_penalty: Any  # () a late foul's penalty waits behind the pending exchange (G22.3)
     object_only: Any
     playoff: Any
     winner: Any  # -1 while the frame goes on
@@ -166,6 +167,7 @@ def free(ctx: Context) -> Ruling:
         region=jnp.int32(ids.HOUSE),
         decision=jnp.where(penalty & ~won, kind, st.NO_DECISION),
         options=jnp.where(penalty & ~won, options, 0),
+        late_penalty=jnp.bool_(False),
         object_only=jnp.bool_(False),
         playoff=jnp.bool_(False),
         winner=jnp.where(won, ctx.shooter, -1),
@@ -182,16 +184,20 @@ def _exchange_variant(ctx: Context, dynamic: bool) -> Ruling:
     scored = ctx.pocketed & ctx.objects & ~foul_shot
     count = jnp.sum(scored)
     won = _shelf_total(ctx, scored) >= st.FREE_TARGET  # COMB-1, DYN-1
-    penalty = foul_shot | _late_penalty(ctx, won, cite)
     respot = ctx.gone & ctx.objects & foul_shot  # G22.3, G24.4, COMB-8 / DYN-8
     # The own ball is never spotted: it goes to hand (COMB-5.2, COMB-7, DYN-5.2, A-11, A-30).
     to_hand = ctx.own_mask & ctx.gone
-    own_pot = ctx.own_pocketed & ~foul_shot & ~penalty
+    # G22.3: a foul after the shot's end leaves the own ball legally pocketed, exchange and all.
+    own_pot = ctx.own_pocketed & ~foul_shot
+    own_foul = ctx.own_gone & foul_shot  # COMB-7: "įmuštas neteisingai ar iššoko"
     restricted = ctx.state.object_only if dynamic else jnp.bool_(False)
     # DYN-5.2, A-10(3): on the restricted shot the own ball falls without counting or a
     # foul; the turn passes and the opponent plays from hand anywhere.
     free_fall = own_pot & restricted
     exchange = own_pot & ~restricted & jnp.any(ctx.left_on & ctx.objects)
+    # G22.3-N, A-31: an exchange ball that is the shooter's eighth decides the frame too.
+    decisive = won | (exchange & (_shelf_total(ctx, scored) + 1 >= st.FREE_TARGET))
+    penalty = foul_shot | _late_penalty(ctx, decisive, cite)
     hand_now = own_pot & ~restricted & ~exchange  # nothing left to take (A-09)
     region = ids.ANYWHERE if dynamic else ids.HOUSE  # DYN-5.2 / DYN-7(2); G21.1, G11
     if dynamic:
@@ -201,13 +207,19 @@ def _exchange_variant(ctx: Context, dynamic: bool) -> Ruling:
     else:
         # COMB-7, A-12: after an own-ball foul only the penalty ball and a shot from the
         # house; otherwise the penalty ball and G6's choice.
-        normal_kind = jnp.where(ctx.own_gone, st.PENALTY_BALL, st.G6)
-        normal_options = jnp.where(ctx.own_gone, 0, 0b11)
+        normal_kind = jnp.where(own_foul, st.PENALTY_BALL, st.G6)
+        normal_options = jnp.where(own_foul, 0, 0b11)
     kind, options = _penalty_decision(ctx, normal_kind, normal_options, cite)
-    decision = _pick([(won, st.NO_DECISION), (penalty, kind), (exchange, st.EXCHANGE)], st.NO_DECISION)
+    # A late penalty waits behind the exchange: the shooter takes his ball first (`decisions`).
+    decision = _pick([(won, st.NO_DECISION), (exchange, st.EXCHANGE), (penalty, kind)], st.NO_DECISION)
     continues = (count > 0) & ~free_fall
     turn = _pick(
-        [(won, ctx.shooter), (penalty, ctx.opponent), (free_fall, ctx.opponent), (own_pot, ctx.shooter)],
+        [
+            (won | exchange, ctx.shooter),
+            (penalty, ctx.opponent),
+            (free_fall, ctx.opponent),
+            (own_pot, ctx.shooter),
+        ],
         jnp.where(continues, ctx.shooter, ctx.opponent),
     )
     phase = _pick(
@@ -224,14 +236,14 @@ def _exchange_variant(ctx: Context, dynamic: bool) -> Ruling:
     cite(f"{name}-8", respot.any())
     cite("A-13", penalty | won)
     cite(f"{name}-1", won)
-    cite("A-30", foul_shot & ctx.own_gone)
+    cite("A-30", own_foul)
     if dynamic:
         cite("A-10", free_fall | (restricted & ~penalty))
         cite("A-11", penalty & ~ctx.failed_break)
     else:
-        cite("G21.1", own_pot | (penalty & ctx.own_gone))
-        cite("A-12", penalty & ctx.own_gone & ~ctx.failed_break)
-        cite("G6", penalty & ~ctx.own_gone & ~ctx.failed_break)
+        cite("G21.1", own_pot | own_foul)
+        cite("A-12", own_foul & ~ctx.failed_break)
+        cite("G6", penalty & ~own_foul & ~ctx.failed_break)
     return Ruling(
         scored=scored,
         points=_points_to(ctx.shooter, count),
@@ -244,6 +256,7 @@ def _exchange_variant(ctx: Context, dynamic: bool) -> Ruling:
         region=jnp.int32(region),
         decision=decision,
         options=jnp.where(decision == kind, options, 0),
+        late_penalty=exchange & penalty & ~won,
         object_only=jnp.bool_(False),
         playoff=jnp.bool_(False),
         winner=jnp.where(won, ctx.shooter, -1),
@@ -354,6 +367,7 @@ def classic(ctx: Context) -> Ruling:
         region=jnp.int32(ids.HOUSE),
         decision=decision,
         options=jnp.where(decision != st.NO_DECISION, options, 0),
+        late_penalty=jnp.bool_(False),
         object_only=jnp.bool_(False),
         playoff=(s.playoff | tie) & ~won,
         winner=winner,

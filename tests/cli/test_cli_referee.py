@@ -14,7 +14,7 @@ from typing import Any
 
 import jax
 import pytest
-from helpers.referee_helpers import CLASSIC, FREE, HOUSE_XY, table_state
+from helpers.referee_helpers import CLASSIC, COMBINED, FREE, HOUSE_XY, table_state
 
 import piramida.physics as ph
 from piramida.cli.main import main
@@ -206,14 +206,16 @@ def test_referee_accepts_a_centre_line_event_without_direction(
     assert status == status_with == 0 and out == out_with
 
 
-def test_referee_reads_stdin_and_derives_the_start_snapshot(capsys: pytest.CaptureFixture[str]) -> None:
-    # Ball 5 frozen against the left cushion: no "start" is given, so the referee finds it
-    # from the positions (a centre at the nose's contact distance touches the cushion).
+def frozen_request() -> dict[str, Any]:
+    """Ball 5 frozen against the left cushion, struck once by the own ball, which then reaches
+    the right cushion: G20(2.2) only through G20-N2 (no second collision). No "start" is
+    given, so the referee finds the frozen ball from the positions (a centre at the nose's
+    contact distance touches the cushion)."""
     frozen_x = float(kernel.contact_distance(ph.preset(), ph.PYRAMID_PARAMS, ph.Models()))
     where = {0: (0.6, 1.2), 5: (frozen_x, 1.2), 6: (1.2, 2.6)}
     rest = [b for b in range(1, 16) if b not in where]
     state = table_state(FREE, balls=where, shelves=(rest[:6], rest[6:]))
-    request = {
+    return {
         "variant": "free",
         "state": codec.state_to_json(state),
         "strike": {"ball": 0},
@@ -225,11 +227,32 @@ def test_referee_reads_stdin_and_derives_the_start_snapshot(capsys: pytest.Captu
             ],
         ),
     }
+
+
+def test_referee_reads_stdin_and_derives_the_start_snapshot(capsys: pytest.CaptureFixture[str]) -> None:
+    request = frozen_request() | {"frozen_warned": True}  # every ball found frozen (A-18)
     status, out, _ = run_cli(["referee"], capsys, stdin=json.dumps(request))
-    assert status == 0 and out["legal"] and "G20(2.2)" in out["rules"]  # G20-N2, declared by default (A-18)
-    request["declared_frozen"] = {}
+    assert status == 0 and out["legal"] and {"G20(2.2)", "G20-N2"} <= set(out["rules"])
+    request = frozen_request() | {"declared_frozen": {}}
     status, out, _ = run_cli(["referee"], capsys, stdin=json.dumps(request))
     assert status == 0 and not out["legal"]  # nothing declared and no second collision
+
+
+def test_G20_N2_an_unannounced_frozen_ball_struck_once_is_a_foul(capsys: pytest.CaptureFixture[str]) -> None:
+    """G20 note 2: "Jeigu dviejų atskirų susidūrimų nebuvo, tai smūgis yra teisingas tik tada,
+    jeigu varžovas įspėjo žaidėją, kad rutulys prieš smūgį palies bortą, priešingu atveju
+    klaida." A human match says who was warned (`frozen_warned`, `declared_frozen`); unsaid,
+    nobody was.
+    """
+    status, out, _ = run_cli(["referee"], capsys, stdin=json.dumps(frozen_request()))
+    assert status == 0 and not out["legal"] and out["foul"]["kinds"] == ["not-completed"]
+    assert "G20-N2" in out["rules"] and out["next_player"] == 1
+    for warning in ({"frozen_warned": True}, {"declared_frozen": {"5": "left-front"}}):
+        status, out, _ = run_cli(["referee"], capsys, stdin=json.dumps(frozen_request() | warning))
+        assert status == 0 and out["legal"] and "G20-N2" in out["rules"], warning
+    both = frozen_request() | {"frozen_warned": False, "declared_frozen": {}}
+    status, _, err = run_cli(["referee"], capsys, stdin=json.dumps(both))
+    assert status == 2 and "frozen_warned: give either" in err and "Traceback" not in err
 
 
 def test_referee_replays_a_match_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -266,6 +289,35 @@ def test_G11_3_an_unwarned_placement_on_the_house_line_stands(
     request["place"] = {"x": W / 2, "y": L / 4}  # G10.2: on the house line, not in the house
     status, out, _ = run_cli(["referee", write(tmp_path, request)], capsys)
     assert status == 0 and out["valid"] and out["legal"] and "G11.3" in out["rules"]
+
+
+def test_G22_3_the_late_penalty_waits_behind_the_exchange_in_the_json(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """G22.3: "Jeigu klaida buvo padaryta pasibaigus smūgiui, skiriama bauda, tačiau rutuliai
+    įkritę iki smūgio pabaigos yra teisingai įmušti." The state's exchange decision says a
+    late foul's penalty waits behind it (`late_penalty`), so the decision request that
+    follows hands the opponent his penalty decision.
+    """
+    state = table_state(COMBINED)
+    request = {
+        "variant": "combined",
+        "state": codec.state_to_json(state),
+        "strike": {"ball": 0},
+        "declared_after_end": ["touch"],
+        "result": result_of(state, [contact(0, 5), cushion(0, "left-back"), potted(0, "back-left")]),
+    }
+    status, out, _ = run_cli(["referee"], capsys, stdin=json.dumps(request))
+    assert status == 0 and out["foul"]["kinds"] == ["after-shot-end"] and out["next_player"] == 0
+    assert out["decision"]["kind"] == "exchange" and out["state"]["decision"]["late_penalty"] is True
+    decision = {"variant": "combined", "state": out["state"], "decision": {"ball": 11}}
+    status, out, _ = run_cli(["referee"], capsys, stdin=json.dumps(decision))
+    assert status == 0 and out["scores"] == [1, 0] and out["next_player"] == 1 and out["phase"] == "decision"
+    assert out["state"]["decision"] == {"kind": "G6", "options": ["shoot", "hand-back"]}
+    assert {"COMB-5.2", "G22.3", "COMB-7"} <= set(out["rules"])
+    decision["state"]["decision"] = {"kind": "G6", "late_penalty": True}  # only an exchange has one
+    status, _, err = run_cli(["referee"], capsys, stdin=json.dumps(decision))
+    assert status == 2 and "state.decision.late_penalty: only an exchange" in err
 
 
 def _on_shelves(variant: int, shelves: tuple[list[int], list[int]], scores: list[int] | None = None) -> Any:

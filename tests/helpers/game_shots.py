@@ -28,8 +28,13 @@ def load() -> tuple[Any, Any, Any]:
     from piramida.rules.game import Move
 
     data = np.load(DATA)
+    shots = len(data["keys"])
+    # `late_penalty` came after the recording; it is False there (no bot declares a late foul).
     states = st.GameState(
-        **{name: jnp.asarray(data[f"state.{name}"]) for name in st.GameState.__dataclass_fields__}
+        **{
+            name: jnp.asarray(data[f"state.{name}"] if f"state.{name}" in data else np.zeros(shots, bool))
+            for name in st.GameState.__dataclass_fields__
+        }
     )
     moves = Move(**{name: jnp.asarray(data[f"move.{name}"]) for name in Move.__dataclass_fields__})
     return states, moves, jnp.asarray(data["keys"])

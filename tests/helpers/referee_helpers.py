@@ -86,6 +86,7 @@ def table_state(
         region=jnp.int32(region),
         decision=jnp.int32(st.NO_DECISION),
         options=jnp.int32(0),
+        late_penalty=jnp.bool_(False),
         own_ball=jnp.int32(ids.NO_BALL if variant == FREE else ids.COLOURED),
         object_only=jnp.bool_(object_only),
         call_ball=jnp.int32(-1 if call is None else call[0]),

@@ -10,10 +10,14 @@ from typing import Any
 
 import pytest
 from helpers.play_layouts import HUMAN_DECIDES, NEAR_END, WINNING_SHOT
+from helpers.referee_helpers import FREE, table_state
 from starlette.testclient import TestClient
 
+import piramida.physics as ph
 from piramida.agents import make_agent
 from piramida.cli.main import main
+from piramida.physics import kernel
+from piramida.play import engine
 from piramida.play.games import Games, Settings
 from piramida.play.server import create_app
 from piramida.play.store import Store
@@ -108,6 +112,7 @@ BAD_REQUESTS = [
     ("shot", {"seq": 5, "ball": 0, "speed": 3.0, "phi": 90.0, "place": {"x": 0.8875, "y": 0.6}}, 409, "seq"),
     ("decision", {"option": "shoot"}, 409, "no decision is pending"),
     ("bot", {}, 409, "not the bot's turn"),
+    ("bot", {"frozen_warned": "yes"}, 422, "frozen_warned: expected true or false"),
     ("extension", None, 409, "no shot clock"),
 ]
 
@@ -127,6 +132,27 @@ def test_bad_requests_are_4xx_and_change_nothing(
     assert response.status_code == status, response.text
     assert message in response.json()["error"]
     assert snapshot(client, game["id"]) == before
+
+
+def test_G20_N2_the_bot_warned_or_not_about_a_frozen_ball() -> None:
+    """G20 note 2: "Jeigu dviejų atskirų susidūrimų nebuvo, tai smūgis yra teisingas tik tada,
+    jeigu varžovas įspėjo žaidėją, kad rutulys prieš smūgį palies bortą, priešingu atveju
+    klaida." The own ball driven into ball 5, frozen against the left cushion, comes back
+    off it (one collision) to the right cushion: legal only when warned (`frozen_warned`,
+    the `bot` route's field for the human's warning).
+    """
+    frozen_x = float(kernel.contact_distance(ph.preset(), ph.PYRAMID_PARAMS, ph.Models()))
+    where = {0: (0.6, 1.2), 5: (frozen_x, 1.2), 6: (1.2, 2.6)}
+    rest = [b for b in range(1, 16) if b not in where]
+    state = table_state(FREE, balls=where, shelves=(rest[:6], rest[6:]))
+    strike = ph.Strike(ball=0, speed=2.0, phi=180.0, theta=0.0, a=0.0, b=0.0)
+    warned = engine.simulate_shot(state, strike, frozen_warned=True).verdict
+    assert warned["legal"] and {"G20(2.2)", "G20-N2"} <= set(warned["rules"])
+    unwarned = engine.simulate_shot(state, strike, frozen_warned=False)
+    assert not unwarned.verdict["legal"] and unwarned.verdict["foul"]["kinds"] == ["not-completed"]
+    assert "G20-N2" in unwarned.verdict["rules"]
+    assert unwarned.entry is not None and "frozen_warned" not in unwarned.entry  # the record replays it
+    assert match.rejudge(unwarned.entry, FREE, engine.DIMS) == unwarned.entry["verdict"]
 
 
 def test_unknown_games_and_bad_settings(client: TestClient) -> None:

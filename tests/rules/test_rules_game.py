@@ -302,6 +302,29 @@ def test_G21_2_all_object_balls_in_the_house_the_temporary_house_is_at_the_back(
     assert int(st.hand_region(one_out, DIMS)) == ids.HOUSE
 
 
+def test_G11_3_an_unwarned_placement_outside_the_temporary_house_stands() -> None:
+    """G11.3 in the temporary house: G21.2 makes the far end "laikinai tampa namų zona", and
+    G21.1 brings the ball into play "atsižvelgiant į taisyklių 11 punktą", so G11.3 holds
+    there too: "Jeigu rutulys pastatomas ne namų zonoje, varžovas arba teisėjas privalo
+    perspėti žaidėją prieš šiam smūgiuojant, priešingu atveju manoma, kad žaidimas buvo
+    pradėtas teisingai."
+    """
+    balls = {5: (W / 2, 0.5), 6: (0.5, 0.3)}
+    shelves = ([1, 2, 3, 4, 7], [8, 9, 10, 11, 12, 13, 14, 15])
+    state = table_state(COMBINED, balls=balls, phase=st.IN_HAND, shelves=shelves)
+    assert int(st.hand_region(state, DIMS)) == ids.TEMPORARY_HOUSE
+    events = [("ball-ball", 0, 6), ("cushion", 6, "LF"), ("cushion", 6, "front")]
+    for outside in ((W / 2, 3 * L / 4), (W / 2, L / 2 + 0.3)):  # on the back-spot line; the middle
+        ruling, _ = judge(state, events, place=outside, placement_warned=False)
+        assert ruling.valid and ruling.legal and "G11.3" in ruling.rules, outside
+        ruling, _ = judge(state, events, place=outside, placement_warned=True)
+        assert ruling.invalid == ["placement"], outside
+    # Unwarned or not, the ball must stand on the cloth, clear of the others.
+    for impossible in ((W / 2, L + 0.1), balls[5]):
+        ruling, _ = judge(state, events, place=impossible, placement_warned=False)
+        assert ruling.invalid == ["placement"], impossible
+
+
 # --- G22, G24, G25: pocketed, jumped and spotted balls -----------------------------------
 
 

@@ -123,6 +123,7 @@ def plan_shots(state: st.GameState, rng: np.random.Generator) -> tuple[st.Shot, 
         declared=jnp.zeros(B, jnp.int32),
         declared_late=jnp.zeros(B, jnp.int32),
         placement_warned=jnp.ones(B, bool),
+        frozen_warned=jnp.ones(B, bool),
     )
     strikes = ph.Strike(
         ball=np.asarray(balls, np.int32),

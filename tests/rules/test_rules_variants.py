@@ -194,6 +194,60 @@ def test_DYN_1_eight_balls_win() -> None:
     assert ruling.game_over and ruling.winner == 0 and "DYN-1" in ruling.rules
 
 
+# --- G22.3 with COMB-5.2 / DYN-5.2: a late foul after the own ball was pocketed legally -----
+
+LATE_TOUCH = 1 << 11  # a ball touched after the shot ended (G17), declared after its end
+
+
+@pytest.mark.parametrize("variant", [COMBINED, DYNAMIC])
+def test_G22_3_a_late_foul_leaves_the_own_ball_legally_pocketed_and_its_exchange(variant: int) -> None:
+    """G22.3: "Jeigu klaida buvo padaryta pasibaigus smūgiui, skiriama bauda, tačiau rutuliai
+    įkritę iki smūgio pabaigos yra teisingai įmušti." The own ball fell before the end: the
+    shooter takes his exchange ball (COMB-5.2, DYN-5.2), then the opponent his penalty ball
+    and his choice (G6; DYN-7, whose option (1) needs the own ball on the table).
+    """
+    ruling, after = judge(table_state(variant), OWN_OFF_5, late=LATE_TOUCH)
+    assert not ruling.legal and ruling.fouls == ["after-shot-end"] and ruling.to_hand == [0]
+    assert ruling.decision == "exchange" and ruling.next_player == 0 and not ruling.respots
+    name = "COMB" if variant == COMBINED else "DYN"
+    assert {f"{name}-5.2", "A-09", "G22.3", f"{name}-7"} <= set(ruling.rules)
+    assert "A-12" not in ruling.rules  # no own-ball foul (COMB-7: "įmuštas neteisingai")
+    after = choose(after, ball=11)  # the exchange ball: the shooter's point
+    assert score(after) == [1, 0] and int(after.phase) == st.DECISION and int(after.turn) == 1
+    if variant == COMBINED:
+        assert int(after.decision) == st.G6 and int(after.options) == 0b11
+        shoots = choose(after, 0, 12)  # G6(1): the opponent plays from hand in the house
+        assert score(shoots) == [1, 1] and int(shoots.turn) == 1 and int(shoots.phase) == st.IN_HAND
+        assert int(shoots.region) == ids.HOUSE
+        back = choose(after, 1, 12)  # G6(2): the shooter keeps his right to play from the house
+        assert int(back.turn) == 0 and int(back.phase) == st.IN_HAND and int(back.region) == ids.HOUSE
+    else:
+        assert int(after.decision) == st.DYN7 and int(after.options) == 0b10
+        shoots = choose(after, 1, 12)  # DYN-7(2): from hand anywhere, object balls only
+        assert score(shoots) == [1, 1] and int(shoots.turn) == 1 and int(shoots.phase) == st.IN_HAND
+        assert int(shoots.region) == ids.ANYWHERE and bool(shoots.object_only)
+    ruling, _ = judge(table_state(variant), OWN_OFF_5)  # without the late foul: the exchange alone
+    assert ruling.legal and ruling.decision == "exchange"
+
+
+@pytest.mark.parametrize("variant", [COMBINED, DYNAMIC])
+def test_G22_3_N_a_late_foul_after_the_exchange_ball_that_decides_the_frame_is_no_foul(variant: int) -> None:
+    """G22.3 note: "Jeigu taisyklės buvo pažeistos pasibaigus partijai (t. y. pasibaigus
+    paskutiniam smūgiui, per kurį buvo įmuštas paskutinis partijos rutulys), klaidos nėra, o
+    partijos rezultato dėl to nesikeičia." The legal own-ball pot whose exchange ball is the
+    shooter's eighth decides the frame, so a foul declared after it is none.
+    """
+    state = table_state(variant, shelves=([1, 2, 3, 4, 6, 7, 8], [9]))
+    ruling, after = judge(state, OWN_OFF_5, late=LATE_TOUCH)
+    assert ruling.legal and not ruling.fouls and ruling.decision == "exchange"
+    assert {"G22.3-N", "A-31"} <= set(ruling.rules)
+    after = choose(after, ball=11)
+    assert int(after.phase) == st.OVER and int(after.winner) == 0 and score(after) == [8, 1]
+    seventh = table_state(variant, shelves=([1, 2, 3, 4, 6, 7], [9]))  # the exchange is only his 7th
+    ruling, _ = judge(seventh, OWN_OFF_5, late=LATE_TOUCH)
+    assert not ruling.legal and ruling.fouls == ["after-shot-end"] and "G22.3-N" not in ruling.rules
+
+
 # --- CLASSIC PYRAMID -----------------------------------------------------------------------
 
 
