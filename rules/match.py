@@ -122,6 +122,7 @@ class MatchRecord:
         """
         entry: dict[str, Any] = {"kind": "shot", "state": codec.state_to_json(state)}
         entry.update(codec.shot_to_json(shot))
+        entry["frozen_warned"] = bool(shot.frozen_warned)  # always written: see `rejudge`
         entry["result"] = codec.record_to_json(record) if result_json is None else result_json
         entry["verdict"] = codec.verdict_to_json(ruling, next_state, self.dims)
         self.entries.append(entry)
@@ -204,6 +205,10 @@ def rejudge(entry: dict[str, Any], variant: int, dims: st.Dims) -> dict[str, Any
         _, nxt = decide_one(state, decision, dims)
         return decision_json(state, decision, nxt, dims)
     state = codec.with_request_call(state, entry.get("call"))  # as `piramida referee` reads it
+    if "frozen_warned" not in entry and entry.get("declared_frozen") is None:
+        # A record written before G20 note 2's warning was an input: its shots were judged
+        # with every frozen ball announced, so it replays that way.
+        entry = {**entry, "frozen_warned": True}
     shot = codec.shot_from_json(entry, state)
     start = codec.start_balls(state, shot)
     start_on = np.asarray(start.s) == STATIONARY

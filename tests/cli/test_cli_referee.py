@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import jax
+import numpy as np
 import pytest
 from helpers.referee_helpers import CLASSIC, COMBINED, FREE, HOUSE_XY, table_state
 
 import piramida.physics as ph
 from piramida.cli.main import main
 from piramida.physics import kernel
+from piramida.physics.motion import STATIONARY
 from piramida.rules import codec, ids, match
 from piramida.rules import state as st
 from piramida.rules.decisions import decide_one
@@ -253,6 +255,24 @@ def test_G20_N2_an_unannounced_frozen_ball_struck_once_is_a_foul(capsys: pytest.
     both = frozen_request() | {"frozen_warned": False, "declared_frozen": {}}
     status, _, err = run_cli(["referee"], capsys, stdin=json.dumps(both))
     assert status == 2 and "frozen_warned: give either" in err and "Traceback" not in err
+
+
+def test_G20_N2_a_match_record_without_the_warning_replays_as_it_was_judged() -> None:
+    """Records written before the warning was an input were judged with every frozen ball
+    announced; new records say whether it was given, and both replay as judged.
+    """
+    request = {k: v for k, v in frozen_request().items() if k != "variant"}
+    state = codec.state_from_json(request["state"], ids.FREE)
+    start = codec.start_balls(state, codec.shot_from_json(request, state))
+    reach = kernel.contact_distance(ph.preset(), ph.PYRAMID_PARAMS, ph.Models())
+    cushion = np.asarray([int(kernel.touching_cushion(r, ph.preset(), reach)) for r in start.r])
+    on = np.asarray(start.s) == STATIONARY
+    result = codec.record_from_json(request["result"], on, np.asarray(start.r), cushion, st.DEFAULT_DIMS)
+    request["result"] = codec.record_to_json(result)  # as a record stores it: with its start snapshot
+    old = match.rejudge({"kind": "shot", **request}, ids.FREE, st.DEFAULT_DIMS)
+    assert old["legal"] and "G20-N2" in old["rules"]
+    unwarned = match.rejudge({"kind": "shot", **request, "frozen_warned": False}, ids.FREE, st.DEFAULT_DIMS)
+    assert not unwarned["legal"]
 
 
 def test_referee_replays_a_match_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
