@@ -24,7 +24,7 @@ from piramida.physics.table import Table, preset
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.decisions import default_decision
-from piramida.rules.game import Move, move
+from piramida.rules.game import Move, move, where_tables
 
 
 def safety_move(
@@ -71,18 +71,10 @@ GREEDY_MENU = Menu(pots=3, in_offs=0, doubles=0, kicks=0, safety_pairs=1)
 PLAIN_SAFETY = GREEDY_MENU.safety_slot(speed=0, thickness=0, pair=0)  # a full hit on the cheapest pair
 
 
-def _greedy_move(
-    state: st.GameState, menu: Family, place: Any, dims: st.Dims, rule: PowerRule, table: Table
-) -> Move:
-    """One table's move: the menu's first slot (its best pot, or the break) if it holds one.
-
-    Else the menu's plain safety at `rule.safety_speed`, else `safety_move` (when no pair
-    the rules allow is left).
-    """
+def _menu_move(menu: Family, rule: PowerRule) -> Move:
+    """One table's move: its menu's first slot (a pot or the break) if it holds one, else its plain safety."""
     pick = lambda slot: jax.tree_util.tree_map(lambda x: x[slot], menu.moves)  # noqa: E731
     safety = pick(PLAIN_SAFETY).replace(speed=jnp.asarray(rule.safety_speed, menu.moves.speed.dtype))
-    fallback = safety_move(state, place, dims, rule, table)
-    safety = jax.tree_util.tree_map(lambda x, y: jnp.where(menu.valid[PLAIN_SAFETY], x, y), safety, fallback)
     return jax.tree_util.tree_map(lambda x, y: jnp.where(menu.valid[0], x, y), pick(0), safety)
 
 
@@ -95,10 +87,17 @@ def greedy_moves(
     params: PhysicsParams,
     models: Models,
 ) -> Move:
-    """`GreedyAgent.act` as a function on (B,) states."""
+    """`GreedyAgent.act` as a function on (B,) states.
+
+    A table whose menu holds neither a pot nor a safety (no pair the rules allow is left)
+    plays `safety_move`, planned only when some table needs it (a `cond` on the batch).
+    """
     menu = shot_menu(states, GREEDY_MENU, rule, dims, table, params, models)
-    places = hand_places(states, dims)
-    return jax.vmap(lambda s, m, p: _greedy_move(s, m, p, dims, rule, table))(states, menu, places)
+    chosen = jax.vmap(lambda m: _menu_move(m, rule))(menu)
+    empty = ~menu.valid[:, 0] & ~menu.valid[:, PLAIN_SAFETY]
+    plan = jax.vmap(lambda s, p: safety_move(s, p, dims, rule, table))
+    fallback = jax.lax.cond(jnp.any(empty), lambda: plan(states, hand_places(states, dims)), lambda: chosen)
+    return where_tables(empty, fallback, chosen)
 
 
 class GreedyAgent:

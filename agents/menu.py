@@ -33,6 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from piramida.agents import menu_kernel
 from piramida.agents.candidates import (
     MAX_CUT_DEG,
     Candidates,
@@ -43,14 +44,13 @@ from piramida.agents.candidates import (
     fixed_own,
     near_segment,
     pocket_mouths,
-    pocket_room,
     shot_pairs,
     unit,
 )
-from piramida.agents.ranking import top_k
 from piramida.physics.kernel import contact_distance
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
 from piramida.physics.table import Table, preset
+from piramida.physics.warp_call import TableKernel
 from piramida.rules import ids, placement
 from piramida.rules import state as st
 from piramida.rules.decisions import default_decision
@@ -116,41 +116,12 @@ def _phi(heading: Any) -> Any:
     return jnp.mod(jnp.degrees(jnp.arctan2(heading[..., 1], heading[..., 0])), 360.0)
 
 
-def _top(score: Any, k: int) -> tuple[Any, Any]:
-    """The `k` best of a flattened score: (valid (k,), flat indices (k,))."""
-    best, index = top_k(score.ravel(), k)
-    return jnp.isfinite(best), index
-
-
 def _rails(table: Table, params: PhysicsParams, models: Models) -> tuple[Any, Any]:
     """The four cushion lines a ball centre bounces on: axis (0 for x, 1 for y) and coordinate."""
     reach = contact_distance(table, params, models)
     axis = jnp.asarray([0, 0, 1, 1])
     coord = jnp.stack([reach, table.width - reach, reach, table.length - reach])
     return axis, coord
-
-
-def _mirror(p: Any, axis: Any, coord: Any) -> Any:
-    """Points p (..., 2) mirrored in the line {x_axis = coord} (broadcast)."""
-    flip = jnp.stack([axis == 0, axis == 1], axis=-1)
-    return jnp.where(flip, 2.0 * coord[..., None] - p, p)
-
-
-def _bounce_ok(a: Any, b_mirrored: Any, axis: Any, coord: Any, mouth_aim: Any) -> Any:
-    """Where a -> mirrored b meets its cushion line: (between a and b and clear of the pockets, the point)."""
-    k = jnp.stack([axis == 0, axis == 1], axis=-1)
-    along_a = jnp.sum(jnp.where(k, a, 0.0), axis=-1)
-    along_b = jnp.sum(jnp.where(k, b_mirrored, 0.0), axis=-1)
-    t = (coord - along_a) / jnp.where(along_b == along_a, 1e-12, along_b - along_a)
-    hit = a + t[..., None] * (b_mirrored - a)
-    far = jnp.min(jnp.linalg.norm(hit[..., None, :] - mouth_aim, axis=-1), axis=-1) > RAIL_CLEARANCE
-    return (t > 0.0) & (t < 1.0) & far, hit
-
-
-def _blocked(pos: Any, on: Any, a: Any, b: Any, mover: Any, R: float) -> Any:
-    """Another ball's centre within 2R of the segment a-b (ball `mover` aside); a, b (..., 2)."""
-    others = on & (jnp.arange(N) != mover[..., None])
-    return jnp.any(others & near_segment(pos, a[..., None, :], b[..., None, :], 2.0 * R), axis=-1)
 
 
 @jax.tree_util.register_dataclass
@@ -183,19 +154,96 @@ def _tile(x: Any, times: int) -> Any:
 
 @dataclass(frozen=True)
 class Geometry:
-    """What every family of one table needs (arrays of one table)."""
+    """What the families of one table share (arrays of one table)."""
 
     state: st.GameState
     own_xy: Any  # (16, 2): each own ball's start (placed from hand, or its spot)
-    pair_ok: Any  # (16, 16): (own, object) pairs the rules allow (G4, G21.2)
-    own_clear: Any  # (16, 16): no third ball within 2R of the own ball's path to the object ball
-    noses: Any
-    nose_radius: Any
     mouth_aim: Any  # (6, 2)
-    rail_axis: Any  # (4,)
-    rail_coord: Any  # (4,)
-    reach: Any  # a ball centre's distance from a cushion line at contact (m)
     R: float
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class Planned:
+    """One table's best in-offs, doubles, kicks and safety pairs, as `menu_kernel` ranks them.
+
+    Each family's `*_item` (k,) holds flat indices in the family's order (-1 past the last
+    shot), `*_score` (k,) their scores (-inf past the last), and the aims and speeds the
+    kernel computed for them.
+    """
+
+    in_off_item: Any
+    in_off_score: Any
+    in_off_phi: Any
+    double_item: Any
+    double_score: Any
+    double_phi: Any
+    double_speed: Any
+    kick_item: Any
+    kick_score: Any
+    kick_phi: Any
+    kick_speed: Any
+    safety_item: Any
+    safety_score: Any
+
+
+# `menu_kernel.plan_menu`'s outputs, in order.
+PLANNED_OUTPUTS = (
+    "in_off_score", "in_off_item", "double_score", "double_item", "kick_score", "kick_item",
+    "safety_score", "safety_item", "in_off_phi", "double_phi", "double_speed", "kick_phi", "kick_speed",
+)  # fmt: skip
+MENU_KERNEL = TableKernel(menu_kernel.plan_menu, menu_kernel, table_arguments=6, outputs=PLANNED_OUTPUTS)
+
+
+def planned_families(
+    states: st.GameState,
+    own_xy: Any,
+    menu: Menu,
+    dims: st.Dims,
+    table: Table,
+    params: PhysicsParams,
+    models: Models,
+) -> Planned:
+    """The kernel's lists of a batch (fields (B, k)): in-offs, doubles, kicks and safety pairs.
+
+    `own_xy` (B, 16, 2) is where each own ball starts (`own_starts`). In-offs are planned
+    only where the rules allow them (FREE-5.4, COMB-5.1, DYN-5.1; never in Classic,
+    CLS-5.5, nor on a Dynamic object-ball-only shot); nothing in the BREAK phase.
+    """
+    noses, nose_radius, mouth_aim = pocket_mouths(table)
+    rail_axis, rail_coord = _rails(table, params, models)
+    figures = {
+        "R": dims.R,
+        "reach": contact_distance(table, params, models),
+        "max_cut_deg": MAX_CUT_DEG,
+        "rail_clearance": RAIL_CLEARANCE,
+        "blocked_cost": BLOCKED_COST,
+    }
+    constants = jnp.stack([jnp.asarray(figures[name], jnp.float64) for name in menu_kernel.CONSTANTS])
+    in_offs_allowed = (states.variant != ids.CLASSIC) & ~states.object_only & (states.phase != st.BREAK)
+    sizes = {"in_off": menu.in_offs, "double": menu.doubles, "kick": menu.kicks, "safety": menu.safety_pairs}
+    # An empty list is given one slot (the FFI takes no empty arrays) and cut after.
+    shapes = {name: (max(sizes[name.rsplit("_", 1)[0]], 1),) for name in PLANNED_OUTPUTS}
+    out = MENU_KERNEL(
+        jnp.asarray(states.positions, jnp.float64),
+        jnp.asarray(states.on_table, jnp.int32),
+        jnp.asarray(jax.vmap(lambda s: shot_pairs(s, dims))(states), jnp.int32),
+        jnp.asarray(own_xy, jnp.float64),
+        jnp.asarray(in_offs_allowed, jnp.int32),
+        jnp.asarray(states.phase == st.BREAK, jnp.int32),
+        constants,
+        jnp.asarray([menu.in_offs > 0, menu.doubles > 0, menu.kicks > 0], jnp.int32),
+        jnp.asarray(mouth_aim, jnp.float64),
+        jnp.asarray(noses, jnp.float64),
+        jnp.asarray(nose_radius, jnp.float64),
+        jnp.asarray(rail_axis, jnp.int32),
+        jnp.asarray(rail_coord, jnp.float64),
+        shapes=shapes,
+    )
+    lists = {
+        name: x[:, : sizes[name.rsplit("_", 1)[0]]] for name, x in zip(PLANNED_OUTPUTS, out, strict=True)
+    }
+    return Planned(**lists)
 
 
 def hand_places(states: st.GameState, dims: st.Dims = st.DEFAULT_DIMS) -> Any:
@@ -217,25 +265,8 @@ def own_starts(state: st.GameState, place: Any) -> Any:
     return jnp.where(in_hand[:, None], place, state.positions)
 
 
-def _geometry(
-    state: st.GameState, place: Any, dims: st.Dims, table: Table, params: PhysicsParams, models: Models
-) -> Geometry:
-    own_xy = own_starts(state, place)
-    noses, nose_radius, mouth_aim = pocket_mouths(table)
-    rail_axis, rail_coord = _rails(table, params, models)
-    return Geometry(
-        state=state,
-        own_xy=own_xy,
-        pair_ok=shot_pairs(state, dims),
-        own_clear=~own_paths_blocked(state, own_xy, dims.R),
-        noses=noses,
-        nose_radius=nose_radius,
-        mouth_aim=mouth_aim,
-        rail_axis=rail_axis,
-        rail_coord=rail_coord,
-        reach=contact_distance(table, params, models),
-        R=dims.R,
-    )
+def _geometry(state: st.GameState, place: Any, dims: st.Dims, table: Table) -> Geometry:
+    return Geometry(state=state, own_xy=own_starts(state, place), mouth_aim=pocket_mouths(table)[2], R=dims.R)
 
 
 def _pots(g: Geometry, best: Candidates, rule: PowerRule, params: PhysicsParams, models: Models) -> Family:
@@ -271,14 +302,14 @@ def _pots(g: Geometry, best: Candidates, rule: PowerRule, params: PhysicsParams,
 
 
 def _aimed(
-    g: Geometry, heading: Any, index: Any, own: Any, obj: Any, pocket: Any, ok: Any, speed: Any, b: Any = 0.0
+    g: Geometry, own: Any, obj: Any, pocket: Any, ok: Any, phi: Any, speed: Any, b: Any = 0.0
 ) -> Family:
-    """The kept candidates of a family: the own ball sent along `heading` (flattened at `index`)."""
+    """A family's kept shots: the own ball struck at `phi` (each field (k,))."""
     return Family(
         moves=move(
             ball=own,
             speed=speed,
-            phi=_phi(heading.reshape(-1, 2)[index]),
+            phi=phi,
             b=b,
             place=g.own_xy[own],
             **_calls(g.state, obj, pocket),
@@ -289,107 +320,33 @@ def _aimed(
     )
 
 
-def _in_offs(g: Geometry, k: int) -> Family:
-    """Own ball off object ball into a pocket (FREE-5.4, COMB-5.1, DYN-5.1), the `k` shortest.
+def _in_offs(g: Geometry, planned: Planned) -> Family:
+    """Own ball off object ball into a pocket (FREE-5.4, COMB-5.1, DYN-5.1), the kernel's best.
 
-    A stunned own ball leaves a collision square to the line of centres n, so it heads
-    for pocket P from the ghost G = X - 2R n when n . (P - X) = -2R: n is the direction
-    to the pocket turned by arccos(-2R / |P - X|), either way.
+    A stunned own ball leaves a collision square to the line of centres, so it heads for
+    the pocket when the line of centres is the direction to the pocket turned by
+    arccos(-2R / distance), either way (`menu_kernel.in_off`); the shortest paths win.
     """
-    pos = g.state.positions
-    d, D = unit(g.mouth_aim[None] - pos[:, None])  # (T, P, 2)
-    alpha = jnp.arccos(jnp.clip(-2.0 * g.R / D, -1.0, 1.0))
-    turns = jnp.stack([alpha, -alpha], axis=-1)  # (T, P, S)
-    c, s = jnp.cos(turns), jnp.sin(turns)
-    n = jnp.stack([c * d[..., None, 0] - s * d[..., None, 1], s * d[..., None, 0] + c * d[..., None, 1]], -1)
-    ghost = pos[:, None, None] - 2.0 * g.R * n  # (T, P, S, 2)
-    heading, travel = unit(ghost[None] - g.own_xy[:, None, None, None])  # (O, T, P, S)
-    cos_cut = jnp.sum(heading * n[None], axis=-1)
-    tangent = heading - cos_cut[..., None] * n[None]
-    leave, after = unit(g.mouth_aim[None, :, None] - ghost)  # (T, P, S)
-    towards = jnp.sum(tangent * leave[None], axis=-1) > 0.0
-    room = pocket_room(jnp.moveaxis(leave, 1, -2), g.noses, g.nose_radius, g.reach)  # (T, S, P)
-    room = jnp.moveaxis(room, -1, 1)
-    cut = jnp.degrees(jnp.arccos(jnp.clip(cos_cut, -1.0, 1.0)))
-    allowed = (g.state.variant != ids.CLASSIC) & ~g.state.object_only & (g.state.phase != st.BREAK)
-    valid = (
-        allowed
-        & (g.pair_ok & g.own_clear)[..., None, None]
-        & towards
-        & (room[None] > 0.0)
-        & (cut > 15.0)
-        & (cut < MAX_CUT_DEG - 10.0)
-        & (travel > 2.0 * g.R)
-    )
-    score = jnp.where(valid, -(travel + after[None]) - jnp.abs(cut - 45.0) / 45.0, -jnp.inf)
-    ok, index = _top(score, k)
-    own, obj, pocket, _ = jnp.unravel_index(index, score.shape)
-    return _aimed(g, heading, index, own, obj, pocket, ok, IN_OFF_SPEED, IN_OFF_TIP)
+    item = jnp.maximum(planned.in_off_item, 0)
+    own, obj, pocket = item // (N * 12), item // 12 % N, item // 2 % 6
+    ok = jnp.isfinite(planned.in_off_score)
+    return _aimed(g, own, obj, pocket, ok, planned.in_off_phi, IN_OFF_SPEED, IN_OFF_TIP)
 
 
-def _doubles(g: Geometry, k: int) -> Family:
-    """Object ball off one cushion into a pocket (the pocket mirrored in the cushion line), the `k` best."""
-    pos, on = g.state.positions, g.state.on_table
-    balls = jnp.arange(N)
-    # (rail, pocket, 2): each pocket's aim point mirrored in each cushion line.
-    mirrored = _mirror(g.mouth_aim[None], g.rail_axis[:, None], g.rail_coord[:, None])
-    to_image, path = unit(mirrored[None] - pos[:, None, None])  # (T, Rl, P)
-    bounce_ok, hit = _bounce_ok(
-        pos[:, None, None],
-        mirrored[None],
-        g.rail_axis[None, :, None],
-        g.rail_coord[None, :, None],
-        g.mouth_aim,
-    )
-    into, _ = unit(g.mouth_aim[None, None] - hit)  # (T, Rl, P, 2): the last leg's direction
-    room = pocket_room(into, g.noses, g.nose_radius, g.reach)
-    blocked = _blocked(pos, on, pos[:, None, None], hit, balls[:, None, None], g.R) | _blocked(
-        pos, on, hit, g.mouth_aim[None, None], balls[:, None, None], g.R
-    )
-    ghost = pos[:, None, None] - 2.0 * g.R * to_image
-    heading, travel = unit(ghost[None] - g.own_xy[:, None, None, None])  # (O, T, Rl, P)
-    cut = jnp.degrees(jnp.arccos(jnp.clip(jnp.sum(heading * to_image[None], axis=-1), -1.0, 1.0)))
-    valid = (
-        (g.state.phase != st.BREAK)
-        & (g.pair_ok & g.own_clear)[..., None, None]
-        & (bounce_ok & ~blocked & (room > 0.0))[None]
-        & (cut < MAX_CUT_DEG - 20.0)
-        & (travel > 2.0 * g.R)
-    )
-    score = jnp.where(valid, -(travel + path[None]) - cut / 30.0, -jnp.inf)
-    ok, index = _top(score, k)
-    own, obj, _, pocket = jnp.unravel_index(index, score.shape)
-    speed = jnp.clip(2.0 + 1.5 * (travel + path[None]).ravel()[index], 2.0, 6.0)
-    return _aimed(g, heading, index, own, obj, pocket, ok, speed)
+def _doubles(g: Geometry, planned: Planned) -> Family:
+    """Object ball off one cushion into a pocket (the pocket mirrored in the cushion), the kernel's best."""
+    item = jnp.maximum(planned.double_item, 0)
+    own, obj, pocket = item // (N * 24), item // 24 % N, item % 6
+    ok = jnp.isfinite(planned.double_score)
+    return _aimed(g, own, obj, pocket, ok, planned.double_phi, planned.double_speed)
 
 
-def _kicks(g: Geometry, k: int) -> Family:
-    """Own ball off one cushion onto a direct pot's ghost ball (the ghost mirrored), the `k` best."""
-    pos, on = g.state.positions, g.state.on_table
-    balls = jnp.arange(N)
-    to_target, to_pocket = unit(g.mouth_aim[None] - pos[:, None])  # (T, P)
-    room = pocket_room(to_target, g.noses, g.nose_radius, g.reach)
-    obj_blocked = _blocked(pos, on, pos[:, None], g.mouth_aim[None], balls[:, None], g.R)
-    ghost = pos[:, None] - 2.0 * g.R * to_target  # (T, P, 2)
-    image = _mirror(ghost[:, :, None], g.rail_axis, g.rail_coord)  # (T, P, Rl, 2)
-    start = g.own_xy[:, None, None, None]
-    bounce_ok, hit = _bounce_ok(start, image[None], g.rail_axis, g.rail_coord, g.mouth_aim)  # (O, T, P, Rl)
-    heading, first_leg = unit(image[None] - start)
-    arrive, _ = unit(ghost[None, :, :, None] - hit)
-    cut = jnp.degrees(jnp.arccos(jnp.clip(jnp.sum(arrive * to_target[None, :, :, None], axis=-1), -1.0, 1.0)))
-    valid = (
-        (g.state.phase != st.BREAK)
-        & g.pair_ok[..., None, None]
-        & bounce_ok
-        & (room > 0.0)[None, ..., None]
-        & ~obj_blocked[None, ..., None]
-        & (cut < MAX_CUT_DEG - 30.0)
-    )
-    score = jnp.where(valid, -first_leg - to_pocket[None, ..., None] - cut / 30.0, -jnp.inf)
-    ok, index = _top(score, k)
-    own, obj, pocket, _ = jnp.unravel_index(index, score.shape)
-    speed = jnp.clip(2.5 + 1.5 * (first_leg.ravel()[index] + to_pocket[obj, pocket]), 2.5, 6.5)
-    return _aimed(g, heading, index, own, obj, pocket, ok, speed)
+def _kicks(g: Geometry, planned: Planned) -> Family:
+    """Own ball off one cushion onto a direct pot's ghost ball (the ghost mirrored), the kernel's best."""
+    item = jnp.maximum(planned.kick_item, 0)
+    own, obj, pocket = item // (N * 24), item // 24 % N, item // 4 % 6
+    ok = jnp.isfinite(planned.kick_score)
+    return _aimed(g, own, obj, pocket, ok, planned.kick_phi, planned.kick_speed)
 
 
 def own_paths_blocked(state: st.GameState, own_xy: Any, R: float) -> Any:
@@ -415,16 +372,15 @@ def safety_costs(state: st.GameState, own_xy: Any, dims: st.Dims = st.DEFAULT_DI
     return jnp.where(shot_pairs(state, dims), cost, jnp.inf)
 
 
-def _safeties(g: Geometry, pairs: int, dims: st.Dims) -> Family:
+def _safeties(g: Geometry, planned: Planned, pairs: int) -> Family:
     """Full and half-ball hits on the `pairs` cheapest (own, object) pairs, at two speeds.
 
-    The pairs and their costs are `safety_costs`'s (greedy's safety too). In Classic the
-    hit ball is called into its nearest pocket (CLS-5.2).
+    The pairs and their costs are `safety_costs`'s (greedy's safety too), ranked by the
+    kernel. In Classic the hit ball is called into its nearest pocket (CLS-5.2).
     """
-    pos = g.state.positions
-    own_xy, cost = g.own_xy, safety_costs(g.state, g.own_xy, dims)
-    ok, index = _top(-cost, pairs)
-    own, obj = jnp.unravel_index(index, cost.shape)
+    pos, own_xy = g.state.positions, g.own_xy
+    ok = jnp.isfinite(planned.safety_score)
+    own, obj = jnp.divmod(jnp.maximum(planned.safety_item, 0), N)
     heading, distance = unit(pos[obj] - own_xy[own])
     base = _phi(heading)  # (pairs,)
     thickness = jnp.asarray(SAFETY_THICKNESS)
@@ -478,6 +434,7 @@ def table_menu(
     state: st.GameState,
     best: Candidates,
     place: Any,
+    planned: Planned,
     menu: Menu,
     rule: PowerRule,
     dims: st.Dims,
@@ -487,19 +444,20 @@ def table_menu(
 ) -> Family:
     """One table's menu (`menu.size` moves): `best` is its `candidates` (k = `menu.pots`, at least 3).
 
-    `place` (2,) is where a ball in hand stands for the shots other than pots (`hand_places`).
+    `place` (2,) is where a ball in hand stands for the shots other than pots (`hand_places`);
+    `planned` the table's lists of the other families (`planned_families`).
 
     In the BREAK phase the moves are break variants; elsewhere pots, in-offs, doubles,
     kicks and safeties, in that order. Every move carries the default decision in its
     decision fields (the search decides separately).
     """
-    g = _geometry(state, place, dims, table, params, models)
+    g = _geometry(state, place, dims, table)
     families = [
         _pots(g, best, rule, params, models),
-        _in_offs(g, menu.in_offs),
-        _doubles(g, menu.doubles),
-        _kicks(g, menu.kicks),
-        _safeties(g, menu.safety_pairs, dims),
+        _in_offs(g, planned),
+        _doubles(g, planned),
+        _kicks(g, planned),
+        _safeties(g, planned, menu.safety_pairs),
     ]
     shots = jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs), *families)
     breaks = _breaks(state, best, menu.size)
@@ -536,6 +494,9 @@ def shot_menu(
     table = preset() if table is None else table
     best = candidates(states, dims, menu.pots, rule, table, params, models)
     places = hand_places(states, dims)
-    return jax.vmap(lambda s, c, p: table_menu(s, c, p, menu, rule, dims, table, params, models))(
-        states, best, places
+    planned = planned_families(
+        states, jax.vmap(own_starts)(states, places), menu, dims, table, params, models
+    )
+    return jax.vmap(lambda s, c, p, f: table_menu(s, c, p, f, menu, rule, dims, table, params, models))(
+        states, best, places, planned
     )

@@ -224,7 +224,7 @@ def pocket_room(
 
 @wp.func
 def score_of(room: F, cut_deg: F, to_pocket: F, travel: F, q: Plan) -> F:
-    """The ranking: log of the aim error the shot forgives (`candidates._judge`)."""
+    """The ranking: log of the aim error the shot forgives (room in the mouth over both balls' levers)."""
     cos_cut = wp.cos(wp.min(cut_deg, q.max_cut_deg) * RADIANS)
     return (
         wp.log(wp.max(room, F(1e-6)))
@@ -285,7 +285,7 @@ def hand_place(
 ) -> wp.vec3d:  # fmt: skip
     """Where to place the own ball from hand to pot `target` at `aim_at`: (x, y, 1), or (0, 0, 0) if nowhere.
 
-    `candidates._hand_places`' search: points on the pocket -> object line behind the
+    The search of a player placing a ball in hand: points on the pocket -> object line behind the
     ghost (`steps` m from it), clamped into the region's box (x_lo, x_hi, y_lo, y_hi); the
     legal one with a clear path to the ghost and the smallest cut (plus a little for
     distance) wins.

@@ -84,6 +84,7 @@ class RandomAgent:
     """
 
     name = "random"
+    cheap_choice = True  # cheaper than gathering the tables that move (`envs.core.replies`)
 
     def __init__(self, dims: st.Dims = st.DEFAULT_DIMS) -> None:
         """A random agent for a table of the given figures."""

@@ -1,18 +1,19 @@
-"""The ghost-ball candidates with the throw correction on every shot or on the plainly preselected best only.
+"""The shot menu's cost against a shot of the kernel, and the throw correction's preselection.
 
-`agents.candidates` judges all 16 x 16 x 6 (own, object, pocket) shots with the plain
-ghost-ball aim and corrects for throw only the best few (`preselection`). This script
-measures what that costs and changes, side by side in one run:
+Side by side in one run, on game positions (greedy against random in all four variants,
+every move of `--frames` frames):
 
-- how many tables' candidates (k = 8, the default menu's pots) are identical, slot for
-  slot, to those of correcting every shot, over game positions (greedy against random
-  in all four variants, every move of 128 frames);
-- the time of `candidates` and of the whole `shot_menu` at batch 1 (median over shot
-  positions) and at batch 256, both ways;
-- the time of XLA's `top_k` and of `agents.ranking.top_k` on the scores the menu ranks
-  (a family's 6,144 shots, k = 6; the candidates' 1,536, k = 32).
+- the whole shot menu (`agents.menu.shot_menu`, the default 64 slots), greedy's menu and
+  the candidates alone (`agents.candidates`, k = 8) at batch `--batch` (1,024 by
+  default), per table, in random16 shots of the kernel at the same batch (`piramida
+  bench`'s workload): what a bot's choice or an assisted action's masks cost against the
+  physics they plan for;
+- the same three at batch 1 (median over shot positions);
+- how many tables' candidates are identical, slot for slot, to those of correcting every
+  shot for throw, not only the plainly preselected best (`candidates.preselection`),
+  and the time of both at batch `--batch`.
 
-    python benchmarks/menu_speed.py [--frames 128] [--moves 30] [--json out.json]
+    python benchmarks/menu_speed.py [--frames 128] [--moves 30] [--json docs/menu_speed.json]
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ import numpy as np
 
 from piramida.agents import make_bot
 from piramida.agents.candidates import POCKETS, N, PowerRule, preselection, ranked_candidates
-from piramida.agents.menu import Menu, hand_places, table_menu
-from piramida.agents.ranking import top_k
+from piramida.agents.greedy import GREEDY_MENU
+from piramida.agents.menu import Menu, shot_menu
 from piramida.envs import core
 from piramida.physics.files import write_atomic
 from piramida.physics.params import PYRAMID_PARAMS, Models
 from piramida.physics.table import preset
+from piramida.physics.workloads import time_kernel
 from piramida.rules import state as st
 from piramida.rules.game import where_tables
 
@@ -55,19 +57,10 @@ def positions(frames: int, moves: int) -> st.GameState:
     return jax.tree_util.tree_map(lambda *x: jnp.concatenate(x), *seen)
 
 
-def programs(preselect: int) -> tuple[Any, Any]:
-    """(candidates, shot menu) as jitted functions of (B,) states, `preselect` shots corrected per table."""
+def candidates_with(preselect: int) -> Any:
+    """The candidates (k = `K`) as a jitted function of (B,) states, `preselect` shots corrected per table."""
     table, params, models, dims, rule = preset(), PYRAMID_PARAMS, Models(), st.DEFAULT_DIMS, PowerRule()
-
-    def ranked(states: st.GameState) -> Any:
-        return ranked_candidates(states, dims, K, preselect, rule, table, params, models)
-
-    def menu(states: st.GameState) -> Any:
-        best, places = ranked(states), hand_places(states, dims)
-        plan = lambda s, c, p: table_menu(s, c, p, Menu(), rule, dims, table, params, models)  # noqa: E731
-        return jax.vmap(plan)(states, best, places)
-
-    return jax.jit(ranked), jax.jit(menu)
+    return jax.jit(lambda s: ranked_candidates(s, dims, K, preselect, rule, table, params, models))
 
 
 def median_ms(program: Any, tables: list[st.GameState], repeats: int) -> float:
@@ -84,10 +77,11 @@ def median_ms(program: Any, tables: list[st.GameState], repeats: int) -> float:
 
 
 def main() -> None:
-    """Count identical candidate lists, then time both ways; print and optionally write the figures."""
+    """Time the menu against the kernel and count identical candidate lists; print, optionally write."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=128)
     parser.add_argument("--moves", type=int, default=30)
+    parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", help="write the figures here")
     args = parser.parse_args()
@@ -95,31 +89,39 @@ def main() -> None:
     live = np.flatnonzero(np.asarray(states.phase) != st.OVER)
     states = jax.tree_util.tree_map(lambda x: x[live], states)
     count = int(live.size)
-    preselected, exhaustive = programs(preselection(K)), programs(N * N * POCKETS)
-    fast, every = preselected[0](states), exhaustive[0](states)
-    valid = np.asarray(every.valid)
-    same = np.asarray(fast.valid) == valid
-    for field in FIELDS[1:]:
-        a, b = np.asarray(getattr(fast, field)), np.asarray(getattr(every, field))
-        close = np.isclose(a, b, rtol=0.0, atol=1e-6).reshape(count, K, -1).all(axis=-1)
-        same &= close | ~valid
-    identical = int(same.all(axis=1).sum())
+    rows = np.resize(np.arange(count), args.batch)  # the positions, repeated up to the batch
+    batch = jax.tree_util.tree_map(lambda x: x[rows], states)
     shooting = np.flatnonzero(np.asarray(states.phase) <= st.IN_HAND)[:: max(1, count // 64)]
     singles = [jax.tree_util.tree_map(lambda x, i=i: x[i : i + 1], states) for i in shooting]
-    batch = jax.tree_util.tree_map(lambda x: x[:256], states)
-    figures: dict[str, Any] = {"positions": count, "identical candidate lists": identical}
-    for name, (ranked, menu) in (("preselected", preselected), ("every shot corrected", exhaustive)):
-        figures[name] = {
-            "candidates ms (batch 1)": median_ms(ranked, singles, args.repeats),
-            "shot menu ms (batch 1)": median_ms(menu, singles, args.repeats),
-            "candidates ms (batch 256)": median_ms(ranked, [batch], args.repeats),
-            "shot menu ms (batch 256)": median_ms(menu, [batch], args.repeats),
-        }
-    for n, k in ((6144, 6), (1536, 32)):
-        score = jax.random.normal(jax.random.PRNGKey(n), (n,))
-        for name, rank in (("XLA top_k", jax.lax.top_k), ("ranking.top_k", top_k)):
-            program = jax.jit(lambda x, rank=rank, k=k: rank(x, k))
-            figures[f"{name} ms ({n} scores, k {k})"] = median_ms(program, [score], 50 * args.repeats)
+    programs = {
+        "shot menu": jax.jit(lambda s: shot_menu(s, Menu())),
+        "greedy's menu": jax.jit(lambda s: shot_menu(s, GREEDY_MENU)),
+        "candidates": candidates_with(preselection(K)),
+    }
+    kernel = time_kernel("random16", args.batch, 4 * args.batch)
+    shot_ms = kernel["latency_ms"] / args.batch
+    figures: dict[str, Any] = {
+        "positions": count,
+        "batch": args.batch,
+        "random16 kernel ms per table": shot_ms,
+    }
+    for name, program in programs.items():
+        per_table = median_ms(program, [batch], args.repeats) / args.batch
+        figures[f"{name} ms per table (batch {args.batch})"] = per_table
+        figures[f"{name} per table, in kernel shots"] = per_table / shot_ms
+        figures[f"{name} ms (batch 1)"] = median_ms(program, singles, args.repeats)
+    every = candidates_with(N * N * POCKETS)
+    fast, exhaustive = programs["candidates"](states), every(states)
+    valid = np.asarray(exhaustive.valid)
+    same = np.asarray(fast.valid) == valid
+    for field in FIELDS[1:]:
+        a, b = np.asarray(getattr(fast, field)), np.asarray(getattr(exhaustive, field))
+        close = np.isclose(a, b, rtol=0.0, atol=1e-6).reshape(count, K, -1).all(axis=-1)
+        same &= close | ~valid
+    figures["identical candidate lists"] = int(same.all(axis=1).sum())
+    figures[f"candidates, every shot corrected, ms per table (batch {args.batch})"] = (
+        median_ms(every, [batch], args.repeats) / args.batch
+    )
     print(json.dumps(figures, indent=2))
     if args.json:
         write_atomic(args.json, json.dumps(figures, indent=2))

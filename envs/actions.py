@@ -36,7 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from piramida.agents.greedy import safety_move
-from piramida.agents.menu import Family, Menu
+from piramida.agents.menu import Family, Menu, hand_places, moves_at
 from piramida.rules import ids, placement
 from piramida.rules import state as st
 from piramida.rules.decisions import eligible_balls
@@ -144,15 +144,29 @@ def assisted_mask_table(state: st.GameState, found: Family) -> Any:
     return jnp.concatenate([slots, jnp.ones(sum(ASSISTED_NVEC[1:]), bool)])
 
 
-def decode_assisted_table(state: st.GameState, action: Any, found: Family, place: Any, dims: st.Dims) -> Move:
-    """One table's `assisted` action (5,) as a `Move`; an invalid slot plays the safety shot.
+def assisted_fallbacks(states: st.GameState, actions: Any, found: Family, dims: st.Dims) -> Move:
+    """(B,) the safety shot each table plays for an invalid slot (`decode_assisted_table`).
 
-    `place` (2,) is where a ball in hand stands for that safety (`menu.hand_places`).
+    Planned only when some table chose an invalid slot (a `cond` on the batch); the moves
+    elsewhere are placeholders that no table plays.
+    """
+    slot = jnp.clip(jnp.asarray(actions[:, 0], jnp.int32), 0, K - 1)
+    chosen = jnp.take_along_axis(found.valid, slot[:, None], axis=1)[:, 0]
+    needed = ~chosen & (states.phase != st.DECISION)
+    plan = jax.vmap(lambda s, p: safety_move(s, p, dims))
+    return jax.lax.cond(
+        jnp.any(needed), lambda: plan(states, hand_places(states, dims)), lambda: moves_at(found.moves, slot)
+    )
+
+
+def decode_assisted_table(state: st.GameState, action: Any, found: Family, fallback: Move) -> Move:
+    """One table's `assisted` action (5,) as a `Move`; an invalid slot plays `fallback`.
+
+    `fallback` is the safety shot (`agents.greedy.safety_move`, `assisted_fallbacks`).
     """
     slot, aim, power, side, vertical = (jnp.asarray(action[i], jnp.int32) for i in range(5))
     slot = jnp.clip(slot, 0, K - 1)
     pick = jax.tree_util.tree_map(lambda x: x[slot], found.moves)
-    fallback = safety_move(state, place, dims)
     spin = lambda i: (i / (SPIN_STEPS - 1) * 2.0 - 1.0) * SPIN_RANGE  # noqa: E731
     a, b = _tip(pick.a + spin(side), pick.b + spin(vertical))
     low, high = POWER_RANGE

@@ -24,9 +24,10 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from piramida.agents import RandomAgent
-from piramida.agents.menu import hand_places, shot_menu
+from piramida.agents.menu import shot_menu
 from piramida.envs import actions as act
 from piramida.envs import observation as obs
 from piramida.physics import noise as noise_model
@@ -147,10 +148,8 @@ def decode(states: st.GameState, actions: Any, mode: str) -> Move:
     if mode == "raw":
         return act.decode_raw(states, actions, dims)
     found = shot_menu(states, act.MENU, dims=dims)
-    places = hand_places(states, dims)
-    return jax.vmap(lambda s, a, c, p: act.decode_assisted_table(s, a, c, p, dims))(
-        states, actions, found, places
-    )
+    fallbacks = act.assisted_fallbacks(states, actions, found, dims)
+    return jax.vmap(act.decode_assisted_table)(states, actions, found, fallbacks)
 
 
 # `decode` compiled on its own, for callers outside a jitted step (policy opponents, the AEC env).
@@ -200,6 +199,61 @@ def with_fallback(moves: Move, states: st.GameState, keys: Any, where: Any) -> M
     overflowed): where it did, a random legal move is played instead.
     """
     return where_tables(where, RandomAgent().act(states, keys), moves)
+
+
+def reply_bucket(batch: int) -> int:
+    """How many tables a pass gathers for the opponent's choice when few tables reply: an eighth."""
+    return max(1, batch // 8)
+
+
+def cheap_choice(policy: Policy) -> bool:
+    """Whether a policy's choice costs less than gathering the tables that move (the random bot)."""
+    return bool(getattr(getattr(policy, "__self__", policy), "cheap_choice", False))
+
+
+def _gathered(states: st.GameState, keys: Any, index: Any) -> tuple[st.GameState, Any]:
+    return jax.tree_util.tree_map(lambda x: x[index], states), keys[index]
+
+
+def _spread(moves: Move, index: Any, batch: int) -> Move:
+    """Moves of gathered tables put back at `index` in a batch of `batch`; zeros elsewhere (unplayed)."""
+    return jax.tree_util.tree_map(lambda x: jnp.zeros((batch, *x.shape[1:]), x.dtype).at[index].set(x), moves)
+
+
+_gather_host = jax.jit(_gathered)
+_spread_host = jax.jit(_spread, static_argnames=("batch",))
+
+
+def replies(policy: Policy, states: st.GameState, keys: Any, replying: Any) -> Move:
+    """The policy's moves where `replying` (B,) (traceable); what it gives elsewhere is not played.
+
+    A bot's choice costs as much on a table that waits as on one that moves (greedy's
+    menu is most of a pass at 1,024 tables), and in most passes of an opponent's streak
+    few tables still move. Where at most `reply_bucket` tables reply, those are gathered
+    and the policy chooses on them alone; else on the whole batch. A bot's choice for a
+    table depends only on that table's state and key, so the moves are the same either way.
+    """
+    batch = replying.shape[0]
+    bucket = reply_bucket(batch)
+    if cheap_choice(policy) or bucket == batch:
+        return policy(states, keys)
+
+    def few() -> Move:
+        (index,) = jnp.nonzero(replying, size=bucket, fill_value=0)
+        return _spread(policy(*_gathered(states, keys, index)), index, batch)
+
+    return lax.cond(jnp.sum(replying) <= bucket, few, lambda: policy(states, keys))
+
+
+def host_replies(policy: Policy, states: st.GameState, keys: Any, replying: np.ndarray) -> Move:
+    """`replies` from the host, for any policy (a policy over observations too): the same gather."""
+    batch = replying.shape[0]
+    bucket = reply_bucket(batch)
+    moving = np.flatnonzero(replying)
+    if cheap_choice(policy) or moving.size > bucket or bucket == batch:
+        return policy(states, keys)
+    index = jnp.asarray(np.resize(moving, bucket) if moving.size else np.zeros(bucket, np.int64))
+    return _spread_host(policy(*_gather_host(states, keys, index)), index, batch)
 
 
 def _learner_step(
@@ -275,10 +329,11 @@ class Core:
         refusals = jnp.zeros(self.size, bool)
         for _ in range(OPPONENT_MOVE_CAP):
             active = to_move(self.states, OPPONENT)
-            if not bool(jnp.any(active)):
+            moving = np.asarray(active)
+            if not moving.any():
                 return
             self.keys, use = split_keys(self.keys)
-            moves = self.opponent(self.states, use)
+            moves = host_replies(self.opponent, self.states, use, moving)
             if bool(jnp.any(refusals)):
                 moves = with_fallback(moves, self.states, use, refusals)
             noise = self.settings.noise

@@ -169,7 +169,7 @@ def _advance(
         games = c["games"]
         replying = ~c["pending"] & waiting(c)
         keys, use = core.split_keys(c["keys"])
-        moves = bot(games, use)
+        moves = core.replies(bot, games, use, replying)
         moves = lax.cond(
             jnp.any(c["refusals"]),
             lambda: core.with_fallback(moves, games, use, c["refusals"]),

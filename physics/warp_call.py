@@ -17,6 +17,7 @@ import inspect
 import itertools
 import os
 import threading
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 from typing import Any
@@ -166,7 +167,7 @@ class TableKernel:
 
         return call
 
-    def __call__(self, *arguments: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[Any, ...]:
+    def __call__(self, *arguments: Any, shapes: Mapping[str, tuple[int, ...]]) -> tuple[Any, ...]:
         """The kernel on the tables of `arguments` (leading axis), under `jit` and `vmap` alike.
 
         `shapes` gives each output's shape after its table axis (every output named).

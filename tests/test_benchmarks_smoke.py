@@ -1,15 +1,19 @@
-"""The environment and referee benchmarks still run: each at a tiny size, its figures sane.
+"""The environment, referee and menu benchmarks still run: each at a tiny size, its figures sane.
 
 A benchmark nobody runs stops working unnoticed; these run `benchmarks/env_speed.py`,
-`benchmarks/env_start.py` and `benchmarks/referee_speed.py` at 8 tables (the envs'
-compiled batch, shared with their tests) and check that what they report is what they
-measured.
+`benchmarks/env_start.py`, `benchmarks/referee_speed.py` and `benchmarks/menu_speed.py`
+at 8 tables (the envs' compiled batch, shared with their tests) and check that what they
+report is what they measured.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import sys
+from pathlib import Path
 
+import pytest
 from helpers.benchmark_scripts import load
 
 env_speed = load("env_speed")
@@ -50,3 +54,15 @@ def test_env_start_times_the_make_the_first_reset_and_step_and_a_second_batch_si
     }
     assert all(seconds > 0 for seconds in times.values())
     assert math.isclose(times["reset_and_first_step_s"], times["first_reset_s"] + times["first_step_s"])
+
+
+def test_menu_speed_times_the_menu_against_the_kernel(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    out = tmp_path / "menu.json"
+    tiny = ["--frames", "4", "--moves", "2", "--batch", "8", "--repeats", "1"]
+    monkeypatch.setattr(sys, "argv", ["menu_speed.py", *tiny, "--json", str(out)])
+    load("menu_speed").main()
+    figures = json.loads(out.read_text())
+    assert figures["positions"] > 0 and figures["identical candidate lists"] <= figures["positions"]
+    assert figures["shot menu per table, in kernel shots"] > 0

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from piramida.agents.menu import hand_places, shot_menu
+from piramida.agents.menu import shot_menu
 from piramida.envs import actions as act
 from piramida.rules import ids
 from piramida.rules import state as st
@@ -43,10 +43,9 @@ def test_the_neutral_corrections_play_the_menu_slots_own_shot() -> None:
     state, table = (jax.tree_util.tree_map(lambda x: x[0], tree) for tree in (states, found))
     assert bool(jnp.any(table.valid))
     slot = int(np.argmax(np.asarray(table.valid)))
-    place = hand_places(states)[0]
-    move = act.decode_assisted_table(
-        state, jnp.asarray([slot, *prior.NEUTRAL]), table, place, st.DEFAULT_DIMS
-    )
+    action = jnp.asarray([slot, *prior.NEUTRAL])
+    fallback = act.assisted_fallbacks(states, action[None], found, st.DEFAULT_DIMS)
+    move = act.decode_assisted_table(state, action, table, jax.tree_util.tree_map(lambda x: x[0], fallback))
     pick = jax.tree_util.tree_map(lambda x: np.asarray(x)[slot], table.moves)
     assert float(move.phi) == pytest.approx(float(pick.phi))
     assert float(move.speed) == pytest.approx(float(pick.speed))
