@@ -155,6 +155,8 @@ def test_a_bad_config_file_exits_2_naming_the_setting(
         (["--noise", "loud"], "--noise: unknown level 'loud'"),
         (["--assisted-prior", "inf"], "--assisted-prior: expected a finite number, got inf"),
         (["--tables", "0"], "--tables: expected an integer 1..2147483647, got 0"),
+        # The help says a league replaces the opponent; given both, the run trained anyway.
+        (["--league", "random,greedy", "--opponent", "greedy"], "--league: replaces --opponent"),
     ],
 )
 def test_bad_flags_exit_2_in_one_line(
