@@ -82,7 +82,7 @@ def read_until_closed(sock: socket.socket) -> bytes:
 
 
 def test_a_declared_body_over_the_limit_is_413_before_a_byte_of_it_is_read(server: Server) -> None:
-    # The probe: a 128 MB body was read and parsed in full. Now the head alone is
+    # A 128 MB body was read and parsed in full. Now the head alone is
     # answered, and the connection closed, with not one byte of the body sent.
     with server.connect() as sock:
         sock.sendall(
