@@ -4,8 +4,10 @@ Writes into `--out`: results.json (every meeting, per-player figures, Elo rating
 variant and overall, the command, seed, machine and versions), results.csv (one row per
 variant x pair x player), report.md with ratings.png and win_rates.png, and with
 `--replays N` N frames as match records (replays/*.jsonl, `rules.match`) and animated GIFs.
-Bad input (an unknown agent, variant or noise level, fewer than one game, an out folder
-that cannot be written) is answered with a message naming the flag and exit status 2.
+Bad input (an unknown agent, variant or noise level, fewer than one game or more than fit
+in memory, an out folder that cannot be written) is answered with a message naming the
+flag and exit status 2; so is a disk that fills up mid-run, results.json then keeping the
+meetings written before (it is rewritten, atomically, as each meeting ends).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from piramida.evaluation import roster
 from piramida.evaluation.roster import parse_agents
 from piramida.evaluation.settings import add_game_arguments
 from piramida.rules import ids
+from piramida.rules.memory import too_many_tables
 
 HELP = "round-robin tournament of bots over variants: ratings, report, replays"
 DESCRIPTION = (
@@ -63,6 +66,9 @@ def check(args: argparse.Namespace) -> str | None:
             return f"{flag}: expected an integer >= {low}, got {value}"
     if args.replays < 0:
         return f"--replays: expected an integer >= 0, got {args.replays}"
+    too_many = too_many_tables(args.games)  # a meeting plays its games as one batch of tables
+    if too_many:
+        return f"--games: {too_many}"
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -95,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(problem)
 
     from piramida.evaluation.campaign import evaluate
+    from piramida.evaluation.results import meetings_written
     from piramida.evaluation.tournament import Plan
 
     plan = Plan(
@@ -107,5 +114,12 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         replays=args.replays,
     )
-    evaluate(plan, Path(args.out), command(args))
+    try:
+        evaluate(plan, Path(args.out), command(args))
+    except OSError as error:  # a full disk: results.json keeps every meeting written before
+        kept = meetings_written(Path(args.out))
+        return fail(
+            f"--out: cannot write {error.filename or args.out} ({error.strerror or error}); "
+            f"results.json keeps the {kept} meeting{'s' * (kept != 1)} written before"
+        )
     return 0

@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
     from piramida.physics.runtime import prefer_quick_compiles
     from piramida.play.games import Settings
+    from piramida.play.limits import Limits, deadline_protocol
     from piramida.play.server import create_app, local_hosts
 
     defaults = Settings(
@@ -105,5 +106,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_browser:
         threading.Timer(1.0, webbrowser.open, (url,)).start()
     # The page's event streams end within `EVENTS_STREAM_S`; Ctrl+C need not wait for them.
-    uvicorn.run(app, host=args.host, port=port, log_level="warning", timeout_graceful_shutdown=1)
+    # A request head not sent whole in time closes its connection (`limits.deadline_protocol`).
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=port,
+        http=deadline_protocol(Limits()),
+        log_level="warning",
+        timeout_graceful_shutdown=1,
+    )
     return 0

@@ -127,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         values: dict[str, Any] = config.read_toml(args.config) if args.config else {}
         given = {name: getattr(args, name) for name in FLAGS if getattr(args, name) is not None}
+        if "league" in values | given and "opponent" in values | given:
+            raise ConfigError("league: replaces --opponent (its members are drawn in turn); give one of them")
         out = config.read_out(given.pop("out", values.pop("out", DEFAULT_OUT)))
         resume = None
         if args.resume is not None:

@@ -110,6 +110,19 @@ def settings_from(variant: str | int, **options: Any) -> Settings:
     return Settings(variant=variant_id(variant), **options)
 
 
+def check_reset_options(options: dict[str, Any] | None) -> None:
+    """`reset(options=...)`: an env's settings are given when it is made, so any option here is refused.
+
+    Gymnasium's `reset` takes options; ignoring them would leave a caller believing that,
+    say, a variant changed.
+    """
+    if options:
+        raise ValueError(
+            f"reset: unknown option(s) {sorted(map(str, options))}; this env takes none at reset: "
+            f"its settings ({', '.join(OPTION_NAMES)}) are given when it is made"
+        )
+
+
 def padded(batch: int) -> int:
     """The compiled batch size for `batch` tables."""
     return -(-batch // PAD) * PAD

@@ -99,7 +99,11 @@ class PyramidAEC(render.TableRendering, AECEnv[str, Any, Any]):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """A new frame with a random first breaker; the same seed gives the same frame (and game)."""
+        """A new frame with a random first breaker; the same seed gives the same frame (and game).
+
+        `options` are ignored: PettingZoo's API test resets with options of its own and expects
+        them taken (the Gymnasium envs refuse any, `core.check_reset_options`).
+        """
         if seed is not None or self._rng is None:
             self._rng, _ = seeding.np_random(seed)
         seeds = np.repeat(core.seeds_from(self._rng, 1), self.core.size)

@@ -67,6 +67,7 @@ class PyramidEnv(render.TableRendering, gym.Env[Any, Any]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """A new frame; the same seed gives the same frame and, with the same actions, the same game."""
+        core.check_reset_options(options)
         super().reset(seed=seed)
         self.core.reset(core.seeds_from(self.np_random, 1))
         return self._obs(), _first(self.core.info(None))

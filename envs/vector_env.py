@@ -59,6 +59,7 @@ class PyramidVectorEnv(VectorEnv[Any, Any, Any]):
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """New frames on every table; an int seed seeds the whole batch, a list one per table."""
+        core.check_reset_options(options)
         if isinstance(seed, list):
             if len(seed) != self.num_envs:
                 raise ValueError(f"seed: expected {self.num_envs} seeds, got {len(seed)}")
@@ -73,8 +74,14 @@ class PyramidVectorEnv(VectorEnv[Any, Any, Any]):
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Every table's move, the opponents' replies, and same-step resets of ended frames."""
         actions = np.asarray(actions)
+        if actions.shape != self.action_space.shape:
+            raise ValueError(f"actions: expected shape {self.action_space.shape}, got {actions.shape}")
         if not self.action_space.contains(actions.astype(self.action_space.dtype)):
-            raise ValueError(f"actions: expected an array in {self.action_space}, got shape {actions.shape}")
+            single = self.single_action_space
+            k = next(k for k, row in enumerate(actions) if not single.contains(row.astype(single.dtype)))
+            raise ValueError(
+                f"actions: table {k}'s action {actions[k]} is outside {single} (NaN, infinite, out of range)"
+            )
         reward, terminated, truncated, outcome = self.core.step(actions)
         infos = self.core.info(outcome)
         done = terminated | truncated

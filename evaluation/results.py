@@ -198,3 +198,12 @@ def write(results: dict[str, Any], folder: str | Path) -> None:
     strict = no_nan(results)
     write_atomic(folder / "results.json", json.dumps(strict, indent=2, allow_nan=False) + "\n")
     write_atomic(folder / "results.csv", csv_text(strict))
+
+
+def meetings_written(folder: str | Path) -> int:
+    """How many meetings `folder`'s results.json holds (0 if it holds none, or cannot be read)."""
+    try:
+        meetings = json.loads((Path(folder) / "results.json").read_text()).get("meetings")
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return len(meetings) if isinstance(meetings, list) else 0

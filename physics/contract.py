@@ -23,7 +23,6 @@ import numpy as np
 from piramida.physics import events as ev
 from piramida.physics.fields import (
     FieldError,
-    Range,
     member,
     read_bool,
     read_int,
@@ -44,7 +43,7 @@ from piramida.physics.params import (
     Models,
     PhysicsParams,
 )
-from piramida.physics.strike import MAX_ELEVATION, MAX_SPEED, MAX_TIP_OFFSET, Strike
+from piramida.physics.strike import Strike
 from piramida.physics.table import (
     DEFAULT_TABLE,
     POCKET_NAMES,
@@ -56,7 +55,15 @@ from piramida.physics.table import (
     preset,
     rectangle,
 )
-from piramida.physics.validate import InputError, check_balls, check_strikes, check_table
+from piramida.physics.validate import (
+    CAPACITY,
+    RANGES,
+    InputError,
+    check_balls,
+    check_setup,
+    check_strikes,
+    check_table,
+)
 
 T = TypeVar("T")
 
@@ -65,73 +72,6 @@ STRIKE_FIELDS = ("ball", "speed", "phi", "theta", "a", "b")  # a `Strike`'s fiel
 MODEL_NAMES = {"ball_ball": BALL_BALL_MODELS, "cushion": CUSHION_MODELS, "contact": CUSHION_CONTACTS}
 RESULT_FIELDS = ("balls", "events", "start", "overflow", "duration", "history")
 START_FIELDS = ("touching_cushion", "touching", "on_centre_line")
-
-# The physical range of every number a request gives, by the field's path (a list's items
-# share their list's entry). Wide enough for any real ball, cloth, cushion, cue and table;
-# narrow enough that the kernel never divides by zero or overflows: a friction or gravity
-# of 0 (or 1e-300) never stops a ball, a spin of 1e300 overflows the first step.
-RANGES: dict[str, Range] = {
-    # Balls from 40 to 100 mm across (snooker 52.5, pool 57, carom 61.5, pyramid 68).
-    "params.R": Range(0.02, 0.05, "m"),
-    # 50 g to 1 kg (snooker 142 g, pool 170 g, pyramid 285 g).
-    "params.m": Range(0.05, 1.0, "kg"),
-    # Cloth: sliding friction measured 0.1-0.3 (Han 2005), rolling resistance 0.005-0.015
-    # (Leckie & Greenspan 2005), spinning friction about 0.015; each must stop the ball in
-    # a finite time, so none may be 0.
-    "params.u_s": Range(0.01, 1.0),
-    "params.u_r": Range(0.001, 0.1),
-    "params.u_sp": Range(0.001, 0.1),
-    # Restitutions: phenolic balls 0.92-0.98 (Alciatore), cushion rubber 0.6-0.95 (the
-    # pyramid's 0.74); a dead ball or cushion below these is no billiards any more.
-    "params.e_b": Range(0.5, 1.0),
-    "params.e_c": Range(0.3, 1.0),
-    # Ball-ball friction 0.03-0.08 (Alciatore TP A-14), ball-cushion friction about 0.2
-    # (Han 2005); both may be 0 (frictionless contacts).
-    "params.u_b": Range(0.0, 0.5),
-    "params.f_c": Range(0.0, 1.0),
-    # Earth's 9.81; from 1 to 100 m/s^2 for scaled experiments, never 0 (no friction force).
-    "params.g": Range(1.0, 100.0, "m/s^2"),
-    # Cues weigh 0.5-0.75 kg (pyramid 0.68-0.75 kg).
-    "params.cue_mass": Range(0.1, 2.0, "kg"),
-    # Playing areas from a 6 ft bar table to beyond a 12 ft pyramid table (1.775 x 3.55 m);
-    # the smallest still leaves rails between the pockets at every figure allowed below.
-    "table.width": Range(0.5, 2.5, "m"),
-    "table.length": Range(1.0, 5.0, "m"),
-    # Pocket figures around the presets' (pooltool's 7 ft table and the pyramid's): rubber
-    # 2-10 cm wide, construction widths 4-20 cm, faces 0-30 degrees off square, capture
-    # circles 1-10 cm across and up to 10 cm deep, jaw noses of 2 mm to 5 cm radius.
-    "table.cushion_width": Range(0.02, 0.1, "m"),
-    "table.cushion_height": Range(0.02, 0.09, "m"),  # and within NOSE_HEIGHT of the ball
-    "table.corner_pocket_width": Range(0.04, 0.2, "m"),
-    "table.corner_pocket_angle": Range(0.0, 30.0, "degrees"),
-    "table.corner_pocket_depth": Range(0.0, 0.1, "m"),
-    "table.corner_pocket_radius": Range(0.01, 0.1, "m"),
-    "table.corner_jaw_radius": Range(0.002, 0.05, "m"),
-    "table.side_pocket_width": Range(0.04, 0.2, "m"),
-    "table.side_pocket_angle": Range(0.0, 30.0, "degrees"),
-    "table.side_pocket_depth": Range(0.0, 0.1, "m"),
-    "table.side_pocket_radius": Range(0.01, 0.1, "m"),
-    "table.side_jaw_radius": Range(0.002, 0.05, "m"),
-    # Centres anywhere near a table (check_balls then places them exactly on the cloth).
-    "balls.x": Range(-10.0, 10.0, "m"),
-    "balls.y": Range(-10.0, 10.0, "m"),
-    # A hard break sends the struck ball off at about 10-14 m/s, and a 12 m/s strike at
-    # the tip-offset limit spins it at about 460 rad/s: each component of a ball's own
-    # motion may be twice that (a surface speed of at most 1000 R, 50 m/s).
-    "balls.v": Range(-30.0, 30.0, "m/s"),
-    "balls.w": Range(-1000.0, 1000.0, "rad/s"),
-    # The strike (`physics.strike`): a cue up to MAX_SPEED, aimed any way round, raised up
-    # to MAX_ELEVATION, its tip within MAX_TIP_OFFSET of the centre (`check_strikes`
-    # also bounds sqrt(a^2 + b^2)).
-    "strike.speed": Range(0.0, MAX_SPEED, "m/s", above=True),
-    "strike.phi": Range(-360.0, 360.0, "degrees"),
-    "strike.theta": Range(0.0, MAX_ELEVATION, "degrees"),
-    "strike.a": Range(-MAX_TIP_OFFSET, MAX_TIP_OFFSET, "R"),
-    "strike.b": Range(-MAX_TIP_OFFSET, MAX_TIP_OFFSET, "R"),
-}
-# The cushion nose's height in ball radii: above the equator (below it a ball would ride
-# up the rubber) and below the top, where the contact angle asin(h/R - 1) has no value.
-NOSE_HEIGHT = Range(1.0, 1.8, "R")
 
 
 # --- requests ---------------------------------------------------------------------------
@@ -195,12 +135,10 @@ def parse_setup(request: dict[str, Any]) -> tuple[Table, str, PhysicsParams]:
     """A request's `table` and `params`, checked against each other (the nose height in radii)."""
     table, key = parse_table(request.get("table", DEFAULT_TABLE))
     params = parse_params(request.get("params", {}))
-    h, R = float(table.cushion_height), float(params.R)
-    if h / R not in NOSE_HEIGHT:
-        raise FieldError(
-            f"table.cushion_height: a nose {h:g} m high is {h / R:.3g} R for params.R = {R:g} m; "
-            f"expected {NOSE_HEIGHT} (change the two together)"
-        )
+    try:
+        check_setup(table, params)  # each number is in range: this is the nose height in radii
+    except InputError as err:
+        raise FieldError(str(err)) from err
     return table, key, params
 
 
@@ -266,7 +204,7 @@ def parse_request(value: Any) -> Request:
     models = parse_models(fields.get("models", {}))
     balls = parse_balls(fields.get("balls"))
     strike = parse_strike(fields["strike"]) if "strike" in fields else None
-    capacity = read_int(fields.get("capacity", DEFAULT_CAPACITY), "capacity", 2, 100_000)
+    capacity = read_int(fields.get("capacity", DEFAULT_CAPACITY), "capacity", *CAPACITY)
     record = read_bool(fields.get("record", False), "record")
     batched = jax.tree_util.tree_map(lambda x: x[None], balls)
     try:

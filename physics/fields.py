@@ -31,8 +31,12 @@ class Range:
     unit: str = ""
     above: bool = False  # lo itself is refused (a strike of speed 0 is no strike)
 
+    def holds(self, value: Any) -> Any:
+        """Whether `value` is in the range: a bool, or elementwise for an array (NaN is in no range)."""
+        return (value > self.lo if self.above else value >= self.lo) & (value <= self.hi)
+
     def __contains__(self, value: float) -> bool:
-        return (value > self.lo if self.above else value >= self.lo) and value <= self.hi
+        return bool(self.holds(value))
 
     def __str__(self) -> str:
         unit = f" {self.unit}" if self.unit else ""
@@ -69,14 +73,24 @@ def _finite(value: int | float) -> bool:
         return False
 
 
+def not_finite(value: Any, path: str) -> str:
+    """What every reader says of a value that is no finite number."""
+    return f"{path}: expected a finite number, got {shown(value)}"
+
+
+def out_of_range(value: Any, path: str, within: Range) -> str:
+    """What every reader (the JSON contract's, `simulate`'s own) says of a number outside `within`."""
+    return f"{path}: expected a number in {within}, got {shown(value)}"
+
+
 def read_number(value: Any, path: str, positive: bool = False, within: Range | None = None) -> float:
     """A finite number (JSON true and false are not numbers), above zero when `positive`, in `within`."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not _finite(value):
-        raise FieldError(f"{path}: expected a finite number, got {shown(value)}")
+        raise FieldError(not_finite(value, path))
     if positive and value <= 0:
         raise FieldError(f"{path}: must be positive, got {shown(value)}")
     if within is not None and float(value) not in within:
-        raise FieldError(f"{path}: expected a number in {within}, got {shown(value)}")
+        raise FieldError(out_of_range(value, path, within))
     return float(value)
 
 

@@ -30,7 +30,7 @@ from piramida.physics.motion import BallState
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
 from piramida.physics.strike import Strike, strike_ball
 from piramida.physics.table import Table
-from piramida.physics.validate import check_balls, check_strikes
+from piramida.physics.validate import check_balls, check_capacity, check_motion, check_setup, check_strikes
 from piramida.physics.warp_call import TableKernel
 
 DEFAULT_CAPACITY = 256
@@ -200,7 +200,8 @@ def _simulate_batch(
 ) -> ShotResult:
     batch = balls.s.shape[0]
     struck = jnp.full(batch, -1, jnp.int32)
-    if strikes is not None:
+    if strikes is not None:  # a field may be one value for every table
+        strikes = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (batch,)), strikes)
         balls = jax.vmap(lambda b, s: strike_ball(b, s, p))(balls, strikes)
         struck = jnp.broadcast_to(jnp.asarray(strikes.ball, jnp.int32), (batch,))
     c = contact_distance(table, p, models)
@@ -280,14 +281,17 @@ def simulate(
     Args:
       table: the table (shared by all B tables).
       balls: (B, N, ...) ball states before the shot, N <= 16; balls may carry motion.
-      strikes: (B,) cue strikes, applied before the shot, or None.
+      strikes: (B,) cue strikes (a field may be one value for all), applied before the shot, or None.
       params: physical constants (shared).
       models: model choices.
       capacity: event-log slots per table; a table that needs more is flagged (its shot
         stops there), whether the log is kept or not.
       record: keep every ball's state after each event (for `trajectory`).
-      validate: check the inputs on the host first (`validate.InputError` if bad);
-        skipped automatically when the inputs are traced.
+      validate: check the inputs on the host first, against the JSON contract's ranges and
+        in its words (`validate`: constants, table, layout, motion, state codes, strikes;
+        `validate.InputError` if bad); skipped automatically when the inputs are traced,
+        and to be turned off only for inputs already checked (the referee's own shots).
+        The capacity is checked always.
       transitions: also log the motion transitions (sliding-rolling, ...). The referee
         reads none of them, and a slow push through a cluster logs about as many of them
         as contacts, so the game leaves them out; a recorded shot needs them (its
@@ -306,10 +310,13 @@ def simulate(
         raise ValueError("simulate: record=True needs keep_log=True (the history follows the log)")
     if balls.s.shape[-1] > MAX_BALLS:
         raise ValueError(f"simulate: at most {MAX_BALLS} balls a table, got {balls.s.shape[-1]}")
-    traced = any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves((balls, strikes)))
+    check_capacity(capacity)  # static: a bad one would fail inside XLA, traced or not
+    inputs = (table, balls, strikes, params)
+    traced = any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(inputs))
     if validate and not traced:
-        reach = float(contact_distance(table, params, models or Models()))
-        check_balls(table, balls, float(params.R), reach)
+        check_setup(table, params)
+        check_motion(balls)
+        check_balls(table, balls, float(params.R), float(contact_distance(table, params, models or Models())))
         if strikes is not None:
             check_strikes(strikes, balls)
     options = {

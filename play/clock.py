@@ -11,12 +11,30 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from piramida.physics.fields import FieldError, read_bool, read_int, read_number, read_object
 from piramida.rules.decisions import SHOT_CLOCK_S, SHOT_CLOCK_WARNING_S, extensions_for_match, slow_play
 
 
 def new_clock() -> dict[str, Any]:
     """A stopped clock; A-35: a game here is a one-frame match, so a deciding frame at a level score."""
     return {"started": None, "extended": False, "extensions": [extensions_for_match(True)] * 2}
+
+
+def read_clock(value: Any, path: str) -> dict[str, Any]:
+    """A saved clock (`new_clock`'s fields), each checked; `FieldError` naming the one that is not."""
+    fields = read_object(value, path, ("started", "extended", "extensions"))
+    for name in ("started", "extended", "extensions"):
+        if name not in fields:
+            raise FieldError(f"{path}.{name}: missing")
+    if fields["started"] is not None:
+        read_number(fields["started"], f"{path}.started")
+    read_bool(fields["extended"], f"{path}.extended")
+    extensions = fields["extensions"]
+    if not isinstance(extensions, list) or len(extensions) != 2:
+        raise FieldError(f"{path}.extensions: expected two integers, one per player")
+    for player, left in enumerate(extensions):
+        read_int(left, f"{path}.extensions[{player}]", 0, extensions_for_match(True))
+    return fields
 
 
 def restart(clock: dict[str, Any], running: bool, delay: float) -> None:

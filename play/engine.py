@@ -24,9 +24,11 @@ from piramida.agents.protocol import Agent
 from piramida.physics import noise
 from piramida.physics.contract import STRIKE_FIELDS
 from piramida.physics.fields import FieldError
+from piramida.physics.kernel import contact_distance
+from piramida.physics.motion import ABSENT, STATIONARY
 from piramida.physics.params import PYRAMID_PARAMS, Models
 from piramida.physics.trajectory import trajectory
-from piramida.physics.validate import InputError, check_strikes
+from piramida.physics.validate import InputError, check_balls, check_strikes
 from piramida.rules import codec, ids, match, placement
 from piramida.rules import state as st
 from piramida.rules.decisions import Decision, decide_one
@@ -60,6 +62,28 @@ _perturb = jax.jit(noise.perturb)
 def strike_json(strike: ph.Strike) -> dict[str, Any]:
     """A strike of host scalars as the referee schema's `strike` object, every field."""
     return {"ball": int(strike.ball), **{name: float(getattr(strike, name)) for name in STRIKE_FIELDS[1:]}}
+
+
+def read_state(value: Any, variant: int, path: str = "state") -> st.GameState:
+    """A game state from its JSON (`codec.state_from_json`), its balls where the kernel could start a shot.
+
+    The codec checks what the rules count (shelves, scores, phases); here the balls on the
+    table are checked as `simulate` checks a layout: on the cloth, in no pocket, no two
+    overlapping. A position from the page or a saved file must be one a shot can start from.
+    """
+    state = codec.state_from_json(value, variant, DIMS, path)
+    on_table = np.asarray(state.on_table)[None]
+    balls = ph.BallState(
+        r=np.asarray(state.positions)[None],
+        v=np.zeros((1, ids.N_BALLS, 2)),
+        w=np.zeros((1, ids.N_BALLS, 3)),
+        s=np.where(on_table, STATIONARY, ABSENT),
+    )
+    try:
+        check_balls(TABLE, balls, PARAMS.R, float(contact_distance(TABLE, PARAMS, Models())))
+    except InputError as err:
+        raise FieldError(f"{path}.balls: {err}") from err
+    return state
 
 
 @dataclass

@@ -34,7 +34,7 @@ from piramida.agents.random_agent import RandomAgent
 from piramida.physics import noise
 from piramida.physics.fields import FieldError, read_bool, read_int, read_number, read_object, shown
 from piramida.play import clock, engine, words
-from piramida.play.store import Store, UnknownGameError
+from piramida.play.store import Store, StoreError, UnknownGameError
 from piramida.rules import codec, ids, match
 from piramida.rules import state as st
 from piramida.rules import verdict as vd
@@ -42,6 +42,7 @@ from piramida.rules.decisions import Decision
 from piramida.training.players import make_player
 
 VERSION = 1
+GAME_FIELDS = ("id", "version", "settings", "seed", "seq", "state", "record", "log", "clock", "bot_error")
 BOTS = ("search", "greedy", "random", "trained", "trained:policy")
 LEVELS = ("easy", "medium", "strong", "strongest")
 SHOOTING = (st.BREAK, st.NORMAL, st.IN_HAND)
@@ -115,11 +116,23 @@ class Games:
     # --- looking ------------------------------------------------------------------------
 
     def load(self, game_id: str) -> dict[str, Any]:
-        """A saved game; 404 if there is none."""
+        """A saved game, checked field by field (`read_game`); 404 if there is none, 422 if it is no game."""
         try:
-            return self.store.load(game_id)
+            value = self.store.load(game_id)
+            return read_game(value, game_id, self.defaults)
         except UnknownGameError:
             raise PlayError(404, f"game {game_id!r}: no such game") from None
+        except FieldError as err:
+            raise PlayError(422, f"game file {self.store.path(game_id).name}: {err}") from err
+        except StoreError as err:
+            raise PlayError(err.status, str(err)) from err
+
+    def _save(self, game: dict[str, Any]) -> None:
+        """Save a game (`Store.save`); 507 for a full disk, 503 for another failure; the file as it was."""
+        try:
+            self.store.save(game)
+        except StoreError as err:
+            raise PlayError(err.status, str(err)) from err
 
     def get(self, game_id: str) -> dict[str, Any]:
         """A game as the page shows it."""
@@ -179,7 +192,7 @@ class Games:
         )
         variant = ids.VARIANT_NAMES.index(settings.variant)
         if start is not None:
-            state = codec.state_from_json(start, variant, engine.DIMS)
+            state = engine.read_state(start, variant)
         else:
             breaker = read_int(fields.get("breaker", settings.human), "breaker", 0, 1)
             state = engine.new_game(variant, jax.random.PRNGKey(seed), breaker, engine.DIMS)
@@ -196,7 +209,7 @@ class Games:
             "bot_error": None,
         }
         self._restart_clock(game, state, 0.0)
-        self.store.save(game)
+        self._save(game)
         return self.view(game)
 
     def rematch(self, game_id: str) -> dict[str, Any]:
@@ -298,7 +311,7 @@ class Games:
             except Exception as err:  # any bot failure: the game stays as saved
                 log.exception("bot failed in game %s", game_id)
                 game["bot_error"] = f"{type(err).__name__}: {err}"
-                self.store.save(game)
+                self._save(game)
                 raise PlayError(
                     503, f"the bot failed ({type(err).__name__}: {err}); the game is saved, ask again"
                 ) from err
@@ -310,7 +323,7 @@ class Games:
             problem = clock.extend(game["clock"], game["settings"]["human"])
             if problem:
                 raise PlayError(409, problem)
-            self.store.save(game)
+            self._save(game)
             return self.view(game)
 
     def first_move(self, settings: Settings, state: st.GameState) -> None:
@@ -402,7 +415,7 @@ class Games:
             move["seconds"] = round(seconds, 3)
         game["log"].append({"by": move["by"], "headline": move["headline"], "words": move["words"]})
         game["bot_error"] = None
-        self.store.save(game)
+        self._save(game)
         return {"game": self.view(game), "move": move | {"animation": animation}}
 
     def _restart_clock(self, game: dict[str, Any], state: st.GameState, delay: float) -> None:
@@ -426,8 +439,45 @@ def _bot_shot(
 
 
 def _state(game: dict[str, Any]) -> st.GameState:
+    """A checked game's state (`read_game` read it once; this rebuilds it for the move)."""
     variant = ids.VARIANT_NAMES.index(game["settings"]["variant"])
-    return codec.state_from_json(game["state"], variant, engine.DIMS)
+    return engine.read_state(game["state"], variant)
+
+
+def read_game(value: Any, game_id: str, defaults: Settings) -> dict[str, Any]:
+    """A saved game (`Store.load`) whose every field is as `Games` writes it; else `FieldError` naming one.
+
+    A game's file is data like a request: edited, cut short or written by another version,
+    it is refused with the field named, never half-read. Its settings are read as a new
+    game's (`Settings.from_json`: no bot but the server's own), its state as a starting
+    position (`engine.read_state`), its record's entries as `rules.match` reads them.
+    """
+    if not isinstance(value, dict):
+        raise FieldError(f"expected a game (an object), got {type(value).__name__}")
+    fields = read_object(value, "", GAME_FIELDS)
+    for name in GAME_FIELDS:
+        if name not in fields:
+            raise FieldError(f"{name}: missing")
+    if fields["id"] != game_id:
+        raise FieldError(f"id: {shown(fields['id'])} is not the file's game {game_id}")
+    if fields["version"] != VERSION:
+        raise FieldError(f"version: expected {VERSION}, got {shown(fields['version'])}")
+    settings = Settings.from_json(fields["settings"], defaults)
+    read_int(fields["seed"], "seed", 0, 2**31 - 1)
+    read_int(fields["seq"], "seq", 0, 10**9)
+    engine.read_state(fields["state"], ids.VARIANT_NAMES.index(settings.variant))
+    for name, kinds in (("record", ("shot", "decision")), ("log", None)):
+        entries = fields[name]
+        if not isinstance(entries, list):
+            raise FieldError(f"{name}: expected a list")
+        for k, entry in enumerate(entries):
+            if not isinstance(entry, dict) or (kinds is not None and entry.get("kind") not in kinds):
+                kind = f" of kind {' or '.join(kinds)}" if kinds else ""
+                raise FieldError(f"{name}[{k}]: expected an object{kind}")
+    clock.read_clock(fields["clock"], "clock")
+    if fields["bot_error"] is not None and not isinstance(fields["bot_error"], str):
+        raise FieldError(f"bot_error: expected text or null, got {shown(fields['bot_error'])}")
+    return fields | {"settings": asdict(settings)}
 
 
 def _strike(fields: dict[str, Any]) -> ph.Strike:

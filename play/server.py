@@ -29,9 +29,12 @@ page on another site can send none of these without a CORS preflight, which this
 never answers, so no web page the player visits can drive it. Every body is decoded by
 `rules.jsontext` (a record's lines by `rules.match`), and every answer but a success is
 `{"error": message}`, the message cut to `MAX_ERROR` characters: 400 (not UTF-8, not
-JSON), 403 and 415 (above), 404 (no such game or route), 405, 409 (out of turn, stale
-page, game over), 422 (a field, named), 503 (the bot failed; the game is kept), and 500
-for a bug, logged with its traceback: never plain text, never a traceback in the answer.
+JSON), 403 and 415 (above), 404 (no such game or route), 405, 408 and 413 (a body not
+sent in time, or too large: `limits`), 409 (out of turn, stale page, game over), 422 (a
+field, named; a stored game's file that is not a game), 507 (the disk is full: nothing
+changed) and 503 (the bot failed, the game is kept; a game's file cannot be read or
+written), and 500 for a bug, logged with its traceback: never plain text, never a
+traceback in the answer.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ from piramida.physics.fields import FieldError, shown
 from piramida.physics.runtime import configure
 from piramida.play import engine, levels
 from piramida.play.games import Games, PlayError, Settings
+from piramida.play.limits import BodyLimit, Limits
 from piramida.play.replay import replay
 from piramida.play.store import Store
 from piramida.play.warmup import Warmup, page_steps, referee_beside
@@ -224,11 +228,13 @@ def create_app(
     *,
     allowed_hosts: Collection[str],
     warm: bool = False,
+    limits: Limits = Limits(),  # noqa: B008 (frozen)
 ) -> Starlette:
     """The app: games stored under `state_dir` (default `store.DEFAULT_DIR`), new ones with `defaults`.
 
-    Only requests whose Host header is in `allowed_hosts` are served (`local_hosts`). With
-    `warm`, the page's programs compile in a background thread from now on (`warmup`).
+    Only requests whose Host header is in `allowed_hosts` are served (`local_hosts`), and
+    only bodies within `limits` (`limits.BodyLimit`). With `warm`, the page's programs
+    compile in a background thread from now on (`warmup`).
     """
     configure()
     if games is None:
@@ -269,17 +275,21 @@ def create_app(
         known = request.query_params.get("seq")
 
         async def stream() -> Any:
+            """The changes until `EVENTS_STREAM_S` ends it, or the game's file goes or stops being a game."""
             yield "retry: 500\n\n"
             if known != str(view["seq"]):
                 yield f"data: {json.dumps(view)}\n\n"
-            seen = path.stat().st_mtime_ns
             end = time.monotonic() + EVENTS_STREAM_S
-            while time.monotonic() < end and not await request.is_disconnected():
-                await asyncio.sleep(EVENTS_POLL_S)
-                changed = path.stat().st_mtime_ns
-                if changed != seen:
-                    seen = changed
-                    yield f"data: {json.dumps(await run_in_threadpool(games.get, game_id))}\n\n"
+            try:
+                seen = path.stat().st_mtime_ns
+                while time.monotonic() < end and not await request.is_disconnected():
+                    await asyncio.sleep(EVENTS_POLL_S)
+                    changed = path.stat().st_mtime_ns
+                    if changed != seen:
+                        seen = changed
+                        yield f"data: {json.dumps(await run_in_threadpool(games.get, game_id))}\n\n"
+            except (PlayError, OSError) as err:  # the page's next request answers why
+                log.info("events of game %s end: %s", game_id, err)
 
         return StreamingResponse(
             stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
@@ -310,7 +320,7 @@ def create_app(
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(Guard, allowed_hosts=allowed_hosts)],
+        middleware=[Middleware(Guard, allowed_hosts=allowed_hosts), Middleware(BodyLimit, limits=limits)],
         exception_handlers={HTTPException: _http_error, Exception: _internal},
     )
     app.state.games = games

@@ -8,6 +8,7 @@ random hex, checked before they touch the file system.
 
 from __future__ import annotations
 
+import errno
 import re
 import secrets
 import threading
@@ -21,10 +22,21 @@ from piramida.physics.files import write_atomic
 
 DEFAULT_DIR = Path.home() / ".cache" / "piramida" / "games"
 GAME_ID = re.compile(r"[0-9a-f]{16}")
+FULL = (errno.ENOSPC, errno.EDQUOT)  # the disk (or the user's quota) is full: HTTP 507
 
 
 class UnknownGameError(KeyError):
     """No game of that id in the store."""
+
+
+class StoreError(Exception):
+    """A game file that could not be read or written: `status` 507 for a full disk, 503 otherwise."""
+
+    def __init__(self, path: Path, doing: str, err: OSError) -> None:
+        """Name the file, what was being done and the system's reason (never a traceback)."""
+        self.status = 507 if err.errno in FULL else 503
+        unchanged = "; nothing changed" if doing == "write" else ""
+        super().__init__(f"game file {path.name}: cannot {doing} it ({err.strerror or err}){unchanged}")
 
 
 class Store:
@@ -48,17 +60,27 @@ class Store:
         return self.directory / f"{game_id}.json"
 
     def load(self, game_id: str) -> dict[str, Any]:
-        """A game as saved last; `UnknownGameError` if there is none, `FieldError` if its file is not JSON."""
+        """The game as saved last; `UnknownGameError`, `FieldError` (no JSON) or `StoreError` (unreadable)."""
+        path = self.path(game_id)
         try:
-            raw = self.path(game_id).read_bytes()
+            raw = path.read_bytes()
         except FileNotFoundError:
             raise UnknownGameError(game_id) from None
+        except OSError as err:
+            raise StoreError(path, "read", err) from err
         game: dict[str, Any] = jsontext.loads(raw, f"game {game_id}")
         return game
 
     def save(self, game: dict[str, Any]) -> None:
-        """Write a game atomically (temporary file, then `os.replace`); never NaN or an infinity."""
-        write_atomic(self.path(game["id"]), jsontext.dumps(game))
+        """Write a game atomically (temporary file, then `os.replace`); never NaN or an infinity.
+
+        A failed write (a full disk) keeps the file as it was (`write_atomic`): `StoreError`.
+        """
+        path = self.path(game["id"])
+        try:
+            write_atomic(path, jsontext.dumps(game))
+        except OSError as err:
+            raise StoreError(path, "write", err) from err
 
     @contextmanager
     def lock(self, game_id: str) -> Iterator[None]:

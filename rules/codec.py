@@ -155,6 +155,15 @@ def state_from_json(
     if [b for b in hand if b != ids.COLOURED]:
         missing = [b for b in hand if b != ids.COLOURED]
         raise FieldError(f"{path}.balls: ball {missing[0]} is neither on the table nor on a shelf")
+    # `hand` and `own_ball` follow from the balls and the variant (`state_to_json` writes them
+    # for the reader): given, they must say the same, or a position would silently differ.
+    derived = {"hand": hand, "own_ball": None if variant == ids.FREE else ids.COLOURED}
+    for name, value in derived.items():
+        if name in fields and fields[name] != value:
+            raise FieldError(
+                f"{path}.{name}: {shown(fields[name])} is not what the balls and the variant give ({value}); "
+                "leave it out"
+            )
     phase = read_name(fields.get("phase", "normal"), f"{path}.phase", st.PHASE_NAMES)
     coloured_in_hand = ids.COLOURED in hand
     if phase in (st.BREAK, st.IN_HAND) and not coloured_in_hand:

@@ -52,6 +52,8 @@ RAW_ONLY_VERSION = 2
 META = "piramida/meta.json"
 STATE = "piramida/state.json"
 ARRAYS = "piramida/arrays.npz"
+MEMBERS = (META, STATE, ARRAYS)
+RUNNER_WEIGHTS = ("['params']", "['opt_state']")  # jax-ppo's runner arrays that are weights (`_weights`)
 ALGOS = ("ppo", "sac", "maskable-ppo", "jax-ppo")
 _PICKLE_TRUSTED = [False]  # set once per process by the commands' --trust-pickle
 
@@ -138,12 +140,22 @@ def _first_bad(archive: zipfile.ZipFile) -> str | None:
 
 
 def _members(path: Path, names: tuple[str, ...]) -> dict[str, bytes]:
-    """The members `names`, after every member's CRC is checked; a plain SB3 zip is named as such."""
+    """The members `names`, after every member's CRC is checked; a plain SB3 zip is named as such.
+
+    A member that is not one of `MEMBERS` is refused before anything is decompressed: it
+    would only cost the memory and time of reading it.
+    """
     with _open(path) as archive:
         listed = archive.namelist()
         if META not in listed:
             kind = "a stable-baselines3 model without piramida metadata" if "data" in listed else "a zip file"
             raise CheckpointError(f"{path}: not a piramida checkpoint ({kind}; no {META})")
+        unknown = [name for name in listed if name not in MEMBERS]
+        if unknown:
+            raise CheckpointError(
+                f"{path}: corrupt checkpoint (unknown member {shown(unknown[0])}; a checkpoint holds "
+                f"{', '.join(MEMBERS)})"
+            )
         bad = _first_bad(archive)
         if bad is not None:
             raise CheckpointError(f"{path}: corrupt checkpoint (member {bad} fails its CRC check)")
@@ -219,7 +231,38 @@ def read(path: str | Path) -> Checkpoint:
         raise CheckpointError(f"{path}: corrupt checkpoint ({error})") from error
     if not isinstance(state, dict):
         raise CheckpointError(f"{path}: corrupt checkpoint (state: not an object)")
-    return Checkpoint(path, meta, state)
+    ck = Checkpoint(path, meta, state)
+    for name, weights in _weights(state):
+        bad = int(np.count_nonzero(~np.isfinite(weights)))
+        if bad:
+            raise ck.error(f"{name}: {bad} of its {weights.size} values are NaN or infinite")
+    return ck
+
+
+def _weights(state: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """The float arrays of the networks and their optimizers, by name: a NaN in one is a run that diverged.
+
+    stable-baselines3's `model.parameters` (state dicts: networks and optimizer moments)
+    and jax-ppo's `runner` params and optimizer state. Found here, such a file is refused
+    naming the array; found later, it is an error deep inside torch or JAX.
+    """
+    model = state.get("model")
+    runner = state.get("runner")
+    trees: list[tuple[str, Any]] = []
+    if isinstance(model, dict):
+        trees.append(("model.parameters", model.get("parameters")))
+    if isinstance(runner, dict):
+        trees += [(f"runner{key}", value) for key, value in runner.items() if key.startswith(RUNNER_WEIGHTS)]
+    while trees:
+        name, value = trees.pop()
+        if isinstance(value, dict):
+            trees += [(f"{name}.{key}", item) for key, item in value.items()]
+        elif isinstance(value, list | tuple):
+            trees += [(f"{name}[{k}]", item) for k, item in enumerate(value)]
+        elif hasattr(value, "dtype") and hasattr(value, "shape"):  # a numpy array or a (CPU) torch tensor
+            array = np.asarray(value)
+            if array.dtype.kind == "f":
+                yield name, array
 
 
 def check_fits(path: Path, meta: dict[str, Any], config: Any, identity: tuple[str, ...]) -> None:

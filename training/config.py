@@ -27,6 +27,7 @@ from piramida.envs.core import MAX_COUNT
 from piramida.physics import noise as noise_model
 from piramida.physics.fields import FieldError, read_bool, read_int, read_number, shown
 from piramida.rules import ids
+from piramida.rules.memory import too_many_tables
 from piramida.training import prior
 
 ALGOS = ("ppo", "sac", "maskable-ppo", "jax-ppo")
@@ -296,6 +297,9 @@ class TrainConfig:
                 object.__setattr__(self, name, reader(getattr(self, name), name))
             hyper = read_table(self.hyperparameters, "hyperparameters", HYPERPARAMETERS[self.algo])
             object.__setattr__(self, "hyperparameters", hyper)
+        too_many = too_many_tables(self.tables)
+        if too_many:
+            raise ConfigError(f"tables: {too_many}")
         if self.algo == "sac" and self.action_mode != "raw":
             raise ConfigError("algo: sac needs continuous actions (--action-mode raw)")
         if self.algo == "maskable-ppo" and self.action_mode != "assisted":
@@ -308,6 +312,13 @@ class TrainConfig:
             raise ConfigError(
                 f"hyperparameters.n_steps: a rollout of n_steps x tables = {self.round_moves()} move; "
                 "stable-baselines3's PPO needs 2 or more"
+            )
+        elif self.algo != "sac" and self.hyperparameters.get("batch_size", 0) > self.round_moves():
+            # A default larger than a small rollout is stable-baselines3's whole rollout; one
+            # set on purpose would be trained on as something it is not.
+            raise ConfigError(
+                f"hyperparameters.batch_size: {self.hyperparameters['batch_size']} is more than a rollout's "
+                f"n_steps x tables = {self.round_moves()} moves (a minibatch is part of one rollout)"
             )
 
     def _check_jax(self) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import io
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -90,18 +91,40 @@ def unpack(text: str | bytes, npz: bytes) -> Any:
     """The tree `pack` wrote; `DataTreeError` for anything that does not follow the format.
 
     Arrays come back as numpy arrays, tensors as torch tensors (on the CPU).
+    An array the state does not name is refused before any array is read: it could only
+    cost the memory and time of decompressing it.
     """
     try:
         skeleton = jsontext.loads(text, "")
-        with np.load(io.BytesIO(npz), allow_pickle=False) as saved:
-            arrays = {name: saved[name] for name in saved.files}
     except FieldError as error:
         raise DataTreeError(f"state: {error}") from error
+    named = set(_array_names(skeleton))
+    try:
+        with np.load(io.BytesIO(npz), allow_pickle=False) as saved:
+            unnamed = sorted(set(saved.files) - named)
+            if unnamed:
+                raise DataTreeError(f"arrays: {shown(unnamed[0])} is named nowhere in the state")
+            arrays = {name: saved[name] for name in saved.files}
+    except DataTreeError:
+        raise
     except Exception as error:  # numpy's reader raises many kinds for a damaged or foreign file
         raise DataTreeError(
             f"arrays: not an array file without pickles ({shown(str(error), 120)})"
         ) from error
     return _unpack(skeleton, arrays, "state")
+
+
+def _array_names(node: Any) -> Iterator[Any]:
+    """The array names a skeleton refers to (its `ARRAY`, `TENSOR` and `SCALAR` nodes' bodies)."""
+    if isinstance(node, list):
+        for item in node:
+            yield from _array_names(item)
+    elif isinstance(node, dict):
+        for tag in (ARRAY, TENSOR, SCALAR):
+            if isinstance(node.get(tag), str):
+                yield node[tag]
+        for value in node.values():
+            yield from _array_names(value)
 
 
 def _named_array(name: Any, arrays: dict[str, np.ndarray], where: str) -> np.ndarray:

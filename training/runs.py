@@ -71,6 +71,18 @@ def latest_checkpoint(out: Path) -> Path:
     return found[-1][1]
 
 
+def remove_stray_writes(out: Path) -> list[Path]:
+    """Remove the temporary files of checkpoints whose writing was killed (`write_atomic`'s); the removed.
+
+    A write interrupted by kill -9 leaves its `.step-N.zip.XXXX.tmp` behind: never a
+    checkpoint (the name is only replaced when the write is whole), only disk space.
+    """
+    stray = sorted((out / "checkpoints").glob(".*.zip.*.tmp"))
+    for path in stray:
+        path.unlink(missing_ok=True)
+    return stray
+
+
 class Restorable(Protocol):
     """Metrics that continue from saved windows (`callbacks.Figures`, `callbacks.TrainingCallback`)."""
 

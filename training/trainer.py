@@ -9,15 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from piramida.training.config import TrainConfig
-from piramida.training.runs import Result
+from piramida.training.runs import Result, remove_stray_writes
 
 
 def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: bool = True) -> Result:
     """Train (or continue training) as `config` says, writing TensorBoard logs and checkpoints into `out`.
 
     Raises `checkpoint.CheckpointError` for a resume file that is not a checkpoint of this
-    run, and `ConfigError` for settings that cannot run here.
+    run, and `ConfigError` for settings that cannot run here. The temporary files of a
+    checkpoint whose writing was killed are removed first (`runs.remove_stray_writes`).
     """
+    remove_stray_writes(out)
     if config.algo == "jax-ppo":
         from piramida.training import jax_driver
 

@@ -403,6 +403,9 @@ BAD_REQUESTS = [
     ("state.balls", lambda r: r["state"]["balls"].pop(4)),
     ("state.shelves[0][0]", lambda r: r["state"].update(shelves=[[3], []])),
     ("state.phase", lambda r: r["state"].update(phase="decision", decision={"kind": "G6"})),
+    # Derived fields that disagree with the balls: a hand of 16 balls was silently cut to [0].
+    ("state.hand", lambda r: r["state"].update(hand=list(range(16)))),
+    ("state.own_ball", lambda r: r["state"].update(own_ball=0)),  # Free has no own ball
     ("result", lambda r: r.pop("result")),
     ("result.events[1].kind", lambda r: r["result"]["events"][1].update(kind="bounce")),
     ("result.events[2].cushion", lambda r: r["result"]["events"][2].update(cushion="top")),

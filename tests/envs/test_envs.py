@@ -194,6 +194,32 @@ def test_an_action_outside_the_space_is_refused() -> None:
         env.step(np.full(act.RAW_SIZE, 3.0, np.float32))
 
 
+def test_a_vector_env_names_the_table_whose_action_is_nan_and_a_wrong_shape_as_such() -> None:
+    # NaN actions of the right shape were refused with "expected an array in Box(..., (2, 5)),
+    # got shape (2, 5)": the right shape quoted as the wrong one.
+    envs = PyramidVectorEnv(2, variant="free")
+    envs.reset(seed=0)
+    actions = np.zeros((2, act.RAW_SIZE), np.float32)
+    actions[1, 2] = np.nan
+    with pytest.raises(ValueError, match=r"^actions: table 1's action \[.*nan.*\] is outside Box\("):
+        envs.step(actions)
+    with pytest.raises(
+        ValueError, match=rf"^actions: expected shape \(2, {act.RAW_SIZE}\), got \(3, {act.RAW_SIZE}\)$"
+    ):
+        envs.step(np.zeros((3, act.RAW_SIZE), np.float32))
+
+
+def test_reset_refuses_options_rather_than_ignoring_them() -> None:
+    # `reset(options={"variant": "classic"})` reset a Free frame, saying nothing. (The PettingZoo
+    # env takes any: PettingZoo's own API test resets it with options of its own.)
+    for env in (gym.make("piramida/FreePyramid-v0").unwrapped, PyramidVectorEnv(2)):
+        with pytest.raises(
+            ValueError, match=r"^reset: unknown option\(s\) \['variant'\]; this env takes none"
+        ):
+            env.reset(seed=0, options={"variant": "classic"})
+        env.reset(seed=0, options={})
+
+
 def test_self_play_needs_a_policy_and_then_plays_both_sides() -> None:
     env = gym.make("piramida/FreePyramid-v0", opponent="self").unwrapped
     calls: list[int] = []

@@ -7,7 +7,9 @@ played once for the module; random and greedy compile fast.
 from __future__ import annotations
 
 import csv
+import errno
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,9 @@ from PIL import Image
 
 from piramida.cli.main import main
 from piramida.cli.referee import answer
+from piramida.evaluation import results
 from piramida.evaluation.results import TIMING_FIELDS
+from piramida.physics.files import write_atomic
 from piramida.rules import match
 from piramida.training.players import check_name, names_a_file
 
@@ -144,6 +148,11 @@ def test_the_same_seed_plays_the_same_games(run: Path, tmp_path: Path) -> None:
         (["--agents", "random,greedy", "--noise", "expert"], ["--noise", "expert"]),
         (["--agents", "random,greedy", "--games", "0"], ["--games", ">= 1"]),
         (["--agents", "random,greedy", "--games", "many"], ["--games", "invalid int"]),
+        # numpy tried to allocate 7.28 TiB: now refused before any array, with the estimate.
+        (
+            ["--agents", "random,greedy", "--games", "1000000000000"],
+            ["--games: 1000000000000 tables need at least 3.64 PB of memory (3.64 kB a table)"],
+        ),
         (["--agents", "greedy"], ["--agents", "two or more"]),
         (["--agents", "random,greedy", "--replays", "-1"], ["--replays", ">= 0"]),
     ],
@@ -175,6 +184,29 @@ def test_a_file_that_is_not_a_policy_and_an_unwritable_out_are_refused(
     assert main(["eval", "--agents", "random,greedy", "--out", str(blocker / "out")]) == 2
     err = capsys.readouterr().err
     assert "--out: cannot write to" in err and str(blocker / "out") in err
+
+
+def test_a_disk_that_fills_mid_run_keeps_the_meetings_written_before_and_exits_2(
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A full disk was a traceback (exit 1), and nothing of the games played was written.
+    writes = []
+
+    def fills_after_the_first_meeting(path: Path, data: str | bytes) -> None:
+        writes.append(path)
+        if len(writes) > 2:  # results.json and results.csv of the first meeting went through
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        write_atomic(path, data)
+
+    monkeypatch.setattr(results, "write_atomic", fills_after_the_first_meeting)
+    assert main([*BASE, "--variants", "free,classic", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    *progress, line = err.splitlines()  # the progress bar, then one line
+    assert "Traceback" not in err and not any("error" in shown for shown in progress)
+    assert line.startswith(f"piramida eval: error: --out: cannot write {tmp_path / 'results.json'} (No space")
+    assert line.endswith("results.json keeps the 1 meeting written before")
+    kept = results_of(tmp_path)["meetings"]
+    assert len(kept) == 1 and untimed(kept[0]) == untimed(results_of(run)["meetings"][0])
 
 
 def test_a_saved_policy_plays_through_the_encoding(

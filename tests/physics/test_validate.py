@@ -1,18 +1,25 @@
 """`check_balls`: a layout is valid exactly where the kernel sees no cushion or jaw overlap.
 
-Also `check_table` (no cushion piece of zero length) and the messages of a hostile value.
+Also `check_table` (no cushion piece of zero length), the messages of a hostile value, and
+`simulate`'s own checks: the JSON contract's ranges, in its words.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 import piramida.physics as ph
+from piramida.physics import contract
 from piramida.physics.engine.kiss import MAX_SHIFT_M
+from piramida.physics.fields import FieldError
 from piramida.physics.kernel import contact_distance
 from piramida.physics.motion import ABSENT, POCKETED, STATIONARY
 from piramida.physics.table import MIDDLE_RIGHT, PYRAMID_SPEC, pocket_table, rectangle
@@ -189,5 +196,123 @@ def test_a_hostile_value_is_named_in_a_short_message() -> None:
         check(PYRAMID, (0, (1e300, 1.0)))
     assert len(str(err.value)) < 300
     strike = ph.Strike(ball=np.zeros(1, np.int32), speed=np.ones(1), phi=np.zeros(1), a=np.full(1, 1e300))
-    with pytest.raises(InputError, match=r"^strike\.a/b: tip offset 1e\+300 R is beyond 0\.6 R"):
+    with pytest.raises(InputError, match=r"^strike\.a: expected a number in \[-0\.6, 0\.6\] R, got 1e\+300$"):
         check_strikes(strike, layout([(0, (0.5, 1.0))]))
+    strike = ph.Strike(
+        ball=np.zeros(1, np.int32), speed=np.ones(1), phi=np.zeros(1), a=np.full(1, 0.5), b=np.full(1, 0.5)
+    )
+    with pytest.raises(InputError, match=r"^strike\.a/b: tip offset 0\.707 R is beyond 0\.6 R"):
+        check_strikes(strike, layout([(0, (0.5, 1.0))]))
+
+
+# --- simulate's own checks: the JSON contract's ranges, in its words ---------------------------------
+
+# One request of the contract, every number it may carry given: ball 0 struck, ball 1 moving.
+REQUEST: dict[str, Any] = {
+    "table": "pyramid-12ft",
+    "params": {name: getattr(PARAMS, name) for name in contract.PARAM_NAMES},
+    "balls": [
+        {"id": 0, "x": 0.8875, "y": 1.0},
+        {"id": 1, "x": 0.4, "y": 2.5, "v": [0.5, -0.2], "w": [1.0, -2.0, 3.0]},
+    ],
+    "strike": {"ball": 0, "speed": 2.0, "phi": 90.0, "theta": 5.0, "a": 0.1, "b": -0.2},
+}
+NUMBERS = (
+    [("params", name) for name in contract.PARAM_NAMES]
+    + [("balls", 1, name) for name in ("x", "y")]
+    + [("balls", 1, name, axis) for name, size in (("v", 2), ("w", 3)) for axis in range(size)]
+    + [("strike", name) for name in contract.STRIKE_FIELDS[1:]]
+)
+HOSTILE = st.sampled_from(
+    [0.0, -0.0, 5e-324, 1e-300, -1e-300, 1e6, -1e6, 1e300, -1e300, math.inf, -math.inf, math.nan]
+)
+
+
+def api_inputs(request: dict[str, Any]) -> tuple[ph.PhysicsParams, ph.BallState, ph.Strike]:
+    """The request's params, balls and strike as a Python caller builds them: no JSON reader on the way."""
+    balls = layout([(ball["id"], (ball["x"], ball["y"])) for ball in request["balls"]])
+    for ball in request["balls"]:
+        balls.v[0, ball["id"]] = ball.get("v", (0.0, 0.0))
+        balls.w[0, ball["id"]] = ball.get("w", (0.0, 0.0, 0.0))
+    strike = ph.Strike(**{name: np.asarray([value]) for name, value in request["strike"].items()})
+    return PARAMS.replace(**request["params"]), balls, strike
+
+
+def first_problem(check: Any) -> str | None:
+    try:
+        check()
+    except (InputError, FieldError) as err:
+        return str(err)
+    return None
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (("balls", 1, "w", 2, 1e300), "balls[1].w[2]: expected a number in [-1000, 1000] rad/s, got 1e+300"),
+        (("balls", 1, "v", 0, 1e6), "balls[1].v[0]: expected a number in [-30, 30] m/s, got 1000000.0"),
+        (("params", "R", 0.0), "params.R: expected a number in [0.02, 0.05] m, got 0.0"),
+        (("params", "g", math.nan), "params.g: expected a finite number, got nan"),
+        (("params", "u_r", -0.5), "params.u_r: expected a number in [0.001, 0.1], got -0.5"),
+        (("strike", "phi", 1e9), "strike.phi: expected a number in [-360, 360] degrees, got 1000000000.0"),
+    ],
+)
+def test_simulate_refuses_what_the_json_contract_refuses_in_its_words(
+    change: tuple[Any, ...], words: str
+) -> None:
+    # A spin of 1e300 gave NaN positions, a speed of 1e6 m/s meaningless ones, R = 0 or g = NaN
+    # ignored the strike, u_r = -0.5 ran: no range was checked by the Python API.
+    request = copy.deepcopy(REQUEST)
+    *path, key, value = change
+    parent: Any = request
+    for step in path:
+        parent = parent[step]
+    parent[key] = value
+    params, balls, strike = api_inputs(request)
+    with pytest.raises(InputError) as err:
+        ph.simulate(PYRAMID, balls, strike, params)
+    assert str(err.value) == words == first_problem(lambda: contract.parse_request(request))
+
+
+@pytest.mark.parametrize("code", [99, -5])
+def test_simulate_refuses_a_state_code_that_is_not_motions(code: int) -> None:
+    # State codes 99 and -5 were accepted, and the strike then did nothing.
+    params, balls, strike = api_inputs(REQUEST)
+    balls.s[0, 1] = code
+    with pytest.raises(InputError, match=rf"^balls\[1\]\.s: expected a state code 0\.\.5 .*, got {code}$"):
+        ph.simulate(PYRAMID, balls, strike, params)
+
+
+@pytest.mark.parametrize("validate", [True, False])
+@pytest.mark.parametrize("capacity", [0, -1, 1, 100_001, 2.5])
+def test_a_capacity_the_kernel_cannot_take_is_refused_before_it_runs(capacity: Any, validate: bool) -> None:
+    # A capacity of 0 failed inside the kernel's FFI call (JaxRuntimeError), -1 in MLIR (MLIRError).
+    params, balls, strike = api_inputs(REQUEST)
+    with pytest.raises(InputError, match=rf"^capacity: expected an integer 2\.\.100000, got {capacity}$"):
+        ph.simulate(PYRAMID, balls, strike, params, capacity=capacity, validate=validate)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_simulate_and_the_json_contract_accept_the_same_numbers_and_name_the_same_problem(
+    data: st.DataObject,
+) -> None:
+    path = data.draw(st.sampled_from(NUMBERS))
+    key = "balls." + path[2] if path[0] == "balls" else ".".join(path[:2])
+    within = contract.RANGES[key]
+    request = copy.deepcopy(REQUEST)
+    parent: Any = request
+    for step in path[:-1]:
+        parent = parent[step]
+    parent[path[-1]] = data.draw(
+        HOSTILE | st.floats(within.lo, within.hi) | st.floats(-2 * abs(within.hi) - 1, 2 * abs(within.hi) + 1)
+    )
+    params, balls, strike = api_inputs(request)
+    expected = first_problem(lambda: contract.parse_request(request))
+    result: list[Any] = []
+    problem = first_problem(lambda: result.append(ph.simulate(PYRAMID, balls, strike, params)))
+    assert problem == expected
+    event("refused" if problem else "simulated")
+    if problem is None:  # in range: the kernel's answer is finite
+        final = result[0].final
+        assert np.isfinite(np.asarray(final.r)).all() and np.isfinite(np.asarray(result[0].duration)).all()

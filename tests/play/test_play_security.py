@@ -9,8 +9,11 @@ built once per module (the first game compiles the referee's JAX programs).
 from __future__ import annotations
 
 import copy
+import errno
 import json
 import logging
+import os
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 from starlette.testclient import TestClient
 
+from piramida.play import engine
 from piramida.play.games import Games, Settings
 from piramida.play.server import create_app, local_hosts
 from piramida.play.store import Store
@@ -224,7 +228,7 @@ def test_a_bug_is_a_logged_json_500(tmp_path: Path, caplog: pytest.LogCaptureFix
 
 # --- hostile bodies -----------------------------------------------------------------------------
 
-BIG = "x" * 50_000_000
+BIG = "x" * 3_000_000  # within the body limit (4 MiB): the value, not the body, is refused
 HOSTILE_SCALARS = st.sampled_from(
     [
         10**99,
@@ -414,3 +418,215 @@ def test_a_huge_value_is_named_not_echoed(
     assert 400 <= response.status_code < 500 and shooting.snapshot() == before
     created = post(client, "/api/games", as_body({"settings": {"variant": BIG}}))
     refused(created, 422, "settings.variant")
+
+
+# --- starting positions ---------------------------------------------------------------------------
+
+R = engine.DIMS.R
+# Ball 15 on a shelf, ball 0 and the other 14 on the table: every id is placed once.
+ON_ONE_POINT = {
+    "variant": "free",
+    "balls": [{"id": b, "x": 0.8875, "y": 2.0} for b in range(15)],
+    "shelves": [[15], []],
+}
+
+
+def near_end_with(ball_15: dict[str, float]) -> dict[str, Any]:
+    """NEAR_END with ball 15 moved to `ball_15`."""
+    return NEAR_END | {"balls": [*NEAR_END["balls"][:3], {"id": 15, **ball_15}]}
+
+
+@pytest.mark.parametrize(
+    ("state", "words"),
+    [
+        (ON_ONE_POINT, "state.balls: balls 0 and 1 overlap by 68.000 mm"),
+        (near_end_with({"x": 1.2, "y": 3.05}), "state.balls: balls 14 and 15 overlap"),
+        (near_end_with({"x": 0.01, "y": 0.02}), "the front-left pocket (the ball has dropped)"),
+        (near_end_with({"x": 0.01, "y": 1.5}), "state.balls: ball 15: centre (0.0100, 1.5000)"),
+    ],
+)
+def test_a_starting_position_the_kernel_could_not_start_from_is_refused(
+    client: TestClient, store_dir: Path, state: dict[str, Any], words: str
+) -> None:
+    # 15 balls on one point were accepted (201), and shots and bot moves played from it.
+    before = saved(store_dir)
+    refused(post(client, "/api/games", as_body({"state": state})), 422, words)
+    assert saved(store_dir) == before
+
+
+def overlapping(balls: list[dict[str, Any]]) -> bool:
+    """Whether two of `balls` overlap (by more than the kernel's 5 um slack between balls at rest)."""
+    return any(
+        ((a["x"] - b["x"]) ** 2 + (a["y"] - b["y"]) ** 2) ** 0.5 < 2 * R - 5e-6
+        for k, a in enumerate(balls)
+        for b in balls[k + 1 :]
+    )
+
+
+def dropped(ball: dict[str, Any]) -> bool:
+    """Whether a centre is inside a pocket's capture circle."""
+    centres, radii = engine.TABLE.pocket_centre.tolist(), engine.TABLE.pocket_radius.tolist()
+    return any(
+        ((ball["x"] - x) ** 2 + (ball["y"] - y) ** 2) ** 0.5 < r
+        for (x, y), r in zip(centres, radii, strict=True)
+    )
+
+
+# Centres on a coarse grid (a ball's width apart or less, near the cushions and pockets too),
+# so that overlaps, frozen balls and balls in the jaws come often.
+COORDINATE = st.integers(0, 40)
+
+
+@fuzz(120)
+@given(spots=st.lists(st.tuples(COORDINATE, COORDINATE), min_size=2, max_size=16))
+def test_random_starting_positions_are_made_only_when_the_kernel_could_start_from_them(
+    client: TestClient, store_dir: Path, spots: list[tuple[int, int]]
+) -> None:
+    width, length = engine.DIMS.width, engine.DIMS.length
+    balls = [
+        {"id": b, "x": 0.001 + i * (width - 0.002) / 40, "y": 0.001 + j * (length - 0.002) / 40}
+        for b, (i, j) in enumerate(spots)
+    ]
+    rest = list(range(len(balls), 16))
+    state = {"variant": "free", "balls": balls, "shelves": [rest[::2], rest[1::2]], "phase": "normal"}
+    before = saved(store_dir)
+    response = post(client, "/api/games", as_body({"state": state}))
+    assert response.status_code in (201, 422)
+    assert saved(store_dir) == before + (response.status_code == 201)
+    if overlapping(balls) or any(dropped(b) for b in balls):
+        assert response.status_code == 422 and response.json()["error"].startswith("state.balls: ")
+    event(f"HTTP {response.status_code}")
+
+
+# --- stored games -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stored(client: TestClient, store_dir: Path) -> dict[str, Any]:
+    """A game's file as the server wrote it (a position the human is to shoot from)."""
+    game_id = client.post("/api/games", json={"state": NEAR_END, "seed": 1}).json()["id"]
+    saved_game: dict[str, Any] = json.loads((store_dir / f"{game_id}.json").read_text())
+    return saved_game
+
+
+def store(store_dir: Path, game: Any) -> str:
+    """Write `game` as a new game's file (its id set where it has one); the id."""
+    game_id = secrets.token_hex(8)
+    if isinstance(game, dict) and "id" in game:
+        game = game | {"id": game_id}
+    (store_dir / f"{game_id}.json").write_text(json.dumps(game))
+    return game_id
+
+
+ROUTES = [
+    ("GET", ""),
+    ("GET", "/record"),
+    ("GET", "/events"),
+    ("POST", "/shot"),
+    ("POST", "/aim"),
+    ("POST", "/decision"),
+    ("POST", "/bot"),
+    ("POST", "/extension"),
+    ("POST", "/rematch"),
+]
+
+
+def every_route(client: TestClient, game_id: str) -> list[httpx2.Response]:
+    """The game's every route: none may answer 5xx (`post`'s checks)."""
+    answers = []
+    for method, route in ROUTES:
+        url = f"/api/games/{game_id}{route}"
+        if method == "GET":
+            answer = client.get(url, params={"seq": "-1"} if route == "/events" else None)
+            assert answer.status_code < 500, answer.text[:300]
+            answers.append(answer)
+        else:
+            body = as_body(WINNING_SHOT if route in ("/shot", "/aim") else {})
+            answers.append(post(client, url, body))
+    return answers
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda g: {}, "id: missing"),
+        (lambda g: [g], "expected a game (an object), got list"),
+        (lambda g: {k: v for k, v in g.items() if k != "state"}, "state: missing"),
+        (
+            lambda g: g | {"settings": g["settings"] | {"variant": "snooker"}},
+            "settings.variant: expected one of",
+        ),
+        (
+            lambda g: g | {"settings": g["settings"] | {"bot": "/tmp/policy.zip"}},
+            "settings.bot: expected one of",
+        ),
+        (lambda g: g | {"settings": "free"}, "settings: expected an object"),
+        (lambda g: g | {"state": ON_ONE_POINT}, "state.balls: balls 0 and 1 overlap"),
+        (lambda g: g | {"clock": {}}, "clock.started: missing"),
+        (
+            lambda g: g | {"record": [{"kind": "cheat"}]},
+            "record[0]: expected an object of kind shot or decision",
+        ),
+        (lambda g: g | {"seq": -1}, "seq: expected an integer"),
+        (lambda g: g | {"version": 2}, "version: expected 1, got 2"),
+    ],
+)
+def test_a_stored_file_that_is_no_game_is_422_naming_the_file_and_the_field(
+    client: TestClient, store_dir: Path, stored: dict[str, Any], change: Any, words: str
+) -> None:
+    # `{}`, a file without `state`, bad settings: each was a 500 (KeyError, ValueError).
+    game_id = store(store_dir, change(copy.deepcopy(stored)))
+    for answer in every_route(client, game_id):
+        refused(answer, 422, f"game file {game_id}.json: {words}")
+
+
+@fuzz(60)
+@given(data=st.data())
+def test_hostile_stored_games_are_read_or_refused(
+    client: TestClient, store_dir: Path, stored: dict[str, Any], data: st.DataObject
+) -> None:
+    game_id = secrets.token_hex(8)
+    text = data.draw(
+        st.one_of(
+            st.binary(max_size=64),
+            HOSTILE_TEXTS.map(str.encode),
+            JSON_VALUES.map(as_body),
+            mutated(stored).map(
+                lambda game: as_body(game | {"id": game_id} if isinstance(game, dict) else game)
+            ),
+        )
+    )
+    (store_dir / f"{game_id}.json").write_bytes(text)
+    answer = client.get(f"/api/games/{game_id}")
+    assert answer.status_code in (200, 422), answer.text[:300]
+    if answer.status_code == 422:
+        assert answer.json()["error"].startswith(f"game file {game_id}.json: ")
+    assert client.get(f"/api/games/{game_id}/record").status_code in (200, 422)
+    post(client, f"/api/games/{game_id}/extension", b"")
+    event(f"HTTP {answer.status_code}")
+
+
+# --- a full disk ------------------------------------------------------------------------------------
+
+
+def test_a_full_disk_is_507_and_changes_nothing(
+    client: TestClient, store_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A full disk was a 500 OSError.
+    deciding = client.post("/api/games", json={"state": HUMAN_DECIDES, "seed": 1}).json()["id"]
+    before = client.get(f"/api/games/{deciding}").json()
+    files = saved(store_dir)
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    refused(client.post("/api/games", json={"seed": 1}), 507, "cannot write it (No space left on device)")
+    answer = client.post(f"/api/games/{deciding}/decision", json=DECISION)
+    refused(
+        answer, 507, f"game file {deciding}.json: cannot write it (No space left on device); nothing changed"
+    )
+    monkeypatch.undo()
+    after = client.get(f"/api/games/{deciding}").json()
+    assert saved(store_dir) == files and after | {"server_time": 0} == before | {"server_time": 0}
+    assert not list(store_dir.glob(".*.tmp"))

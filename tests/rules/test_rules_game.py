@@ -9,6 +9,8 @@ own tests in `test_rules_legality.py`. Ball 0 is the own ball; positions come fr
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -33,7 +35,7 @@ from helpers.referee_helpers import (
 )
 from helpers.rules_logs import log_of, snapshot_of, stack
 
-from piramida.rules import ids
+from piramida.rules import ids, memory
 from piramida.rules import state as st
 from piramida.rules import verdict as vd
 from piramida.rules.decisions import (
@@ -45,6 +47,7 @@ from piramida.rules.decisions import (
     extensions_for_match,
     slow_play,
 )
+from piramida.rules.game import move, play
 from piramida.rules.referee import ShotRecord, adjudicate, adjudicate_one
 from piramida.rules.respot import SPOT_GAP
 
@@ -491,3 +494,18 @@ def test_G26_slow_play_45_s_clock_and_extensions() -> None:
     assert slow_play(80.0, 1, True) == (False, 0)  # one more 45 s when asked for
     assert slow_play(80.0, 0, True) == (True, 0)  # none left
     assert extensions_for_match(False) == 1 and extensions_for_match(True) == 2
+
+
+def test_a_tables_memory_floor_is_what_one_move_holds_per_table() -> None:
+    # `memory.TABLE_BYTES` refuses a game or table count up front (`eval --games`, `train
+    # --tables`): it must be what `game.play` really holds per table, never more.
+    def held(batch: int) -> int:
+        def one_move() -> Any:
+            keys = jax.random.split(jax.random.PRNGKey(0), batch)
+            states = st.new_games(jnp.zeros(batch, jnp.int32), keys, jnp.zeros(batch, jnp.int32))
+            return play(states, move(ball=jnp.zeros(batch, jnp.int32)), keys, 0.0)
+
+        leaves = jax.tree_util.tree_leaves(jax.eval_shape(one_move))
+        return sum(int(np.prod(x.shape)) * x.dtype.itemsize for x in leaves)
+
+    assert held(1) == memory.TABLE_BYTES and held(100) == 100 * memory.TABLE_BYTES

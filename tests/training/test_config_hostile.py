@@ -105,6 +105,12 @@ def toml_file(folder: Path, text: str) -> Path:
         ('algo = "sac"\n[hyperparameters]\nbuffer_size = 0\n', "hyperparameters.buffer_size"),
         ('algo = "sac"\n[hyperparameters]\nn_epochs = 4\n', "unknown setting 'n_epochs'"),
         ("tables = 1\n[hyperparameters]\nn_steps = 1\n", "hyperparameters.n_steps: a rollout of"),
+        # A minibatch of 1e9 moves out of a rollout of 512 trained on the whole rollout, silently.
+        (
+            "tables = 8\n[hyperparameters]\nn_steps = 64\nbatch_size = 1000000000\n",
+            "hyperparameters.batch_size: 1000000000 is more than a rollout's n_steps x tables = 512 moves",
+        ),
+        ("tables = 2000000000\n", "--tables: 2000000000 tables need at least 7.28 TB of memory"),
         ("hyperparameters = 3\n", "hyperparameters: expected a table, got int"),
         ("hyperparameters = [1, 2]\n", "hyperparameters: expected a table, got list"),
         ('tables = "8"\n', "--tables: expected an integer 1.."),
@@ -149,6 +155,8 @@ def test_a_bad_config_file_exits_2_naming_the_setting(
         (["--noise", "loud"], "--noise: unknown level 'loud'"),
         (["--assisted-prior", "inf"], "--assisted-prior: expected a finite number, got inf"),
         (["--tables", "0"], "--tables: expected an integer 1..2147483647, got 0"),
+        # The help says a league replaces the opponent; given both, the run trained anyway.
+        (["--league", "random,greedy", "--opponent", "greedy"], "--league: replaces --opponent"),
     ],
 )
 def test_bad_flags_exit_2_in_one_line(

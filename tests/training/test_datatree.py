@@ -13,6 +13,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from piramida.physics.files import npz_bytes
 from piramida.training import datatree
 
 LEAVES = (
@@ -100,6 +101,13 @@ def test_a_pickle_anywhere_is_refused_and_never_run(tmp_path: Path) -> None:
     ],
 )
 def test_a_skeleton_that_breaks_the_format_is_named(skeleton: str, message: str) -> None:
-    _, arrays = datatree.pack({"a": np.zeros(3)})
+    _, arrays = datatree.pack({"a": np.zeros(3)} if '"a0"' in skeleton else {})  # every array named
     with pytest.raises(datatree.DataTreeError, match=message):
         datatree.unpack(skeleton, arrays)
+
+
+def test_an_array_the_state_does_not_name_is_refused() -> None:
+    # A checkpoint could carry an unused array of 1.5 GB, decompressed whole before any check.
+    text, _ = datatree.pack({"a": np.zeros(3)})
+    with pytest.raises(datatree.DataTreeError, match=r"^arrays: 'a1' is named nowhere in the state$"):
+        datatree.unpack(text, npz_bytes({"a0": np.zeros(3), "a1": np.zeros(10)}))

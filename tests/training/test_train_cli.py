@@ -233,6 +233,82 @@ def test_a_checkpoint_holding_pickles_is_refused_by_every_command_and_never_run(
     assert not (tmp_path / "run").exists() and not (tmp_path / "eval").exists()
 
 
+def rewritten(good: Path, path: Path, members: dict[str, bytes]) -> Path:
+    """A copy of checkpoint `good` at `path` with `members` written over, or beside, its own."""
+    with zipfile.ZipFile(good) as source, zipfile.ZipFile(path, "w") as target:
+        for name in source.namelist():
+            if name not in members:
+                target.writestr(name, source.read(name))
+        for name, body in members.items():
+            target.writestr(name, body)
+    return path
+
+
+def unreadable(data: bytes, pattern: bytes) -> bytes:
+    """`data` with the stored bytes `pattern` changed (its zip CRC no longer holds): reading it fails."""
+    assert data.count(pattern) == 1
+    return data.replace(pattern, bytes(len(pattern)))
+
+
+MARK = np.full(4096, 7.25).tobytes()  # 32 kB of a value no checkpoint holds, easy to find
+
+
+def test_a_checkpoint_whose_weights_are_nan_is_refused_naming_the_array(
+    config: Path, whole: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `train --resume` of such a file ended in a torch error raised inside the policy.
+    ck = checkpoint.read(whole / "final.zip")
+    policy = ck.state["model"]["parameters"]["policy"]
+    name = next(iter(policy))
+    policy[name] = torch.full_like(policy[name], float("nan"))
+    diverged = tmp_path / "diverged.zip"
+    checkpoint.write(diverged, ck.meta, ck.state)
+    size = policy[name].numel()
+    words = (
+        f"{diverged}: corrupt checkpoint (model.parameters.policy.{name}: {size} of its {size} values are NaN"
+    )
+    assert words in resume_error(config, tmp_path / "run", diverged, capsys)
+    assert main(["eval", "--agents", f"{diverged},random", "--out", str(tmp_path / "eval")]) == 2
+    assert words in capsys.readouterr().err
+    assert not (tmp_path / "run" / "checkpoints").exists()
+
+
+def test_a_checkpoint_carrying_data_it_does_not_use_is_refused_before_reading_it(
+    config: Path, whole: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An unused 1.5 GB array of zeros was decompressed whole before any check (peak memory
+    # doubled), and an extra 1 GiB member doubled the load time. Here the unused data is
+    # unreadable: refusing it for what it is, not for a failed read, shows it was never read.
+    good = whole / "final.zip"
+    extra = rewritten(good, tmp_path / "extra.zip", {"piramida/extra.bin": MARK})
+    extra.write_bytes(unreadable(extra.read_bytes(), MARK))
+    err = resume_error(config, tmp_path / "run", extra, capsys)
+    assert f"{extra}: corrupt checkpoint (unknown member 'piramida/extra.bin'; a checkpoint holds" in err
+    with zipfile.ZipFile(good) as source:
+        saved = dict(np.load(io.BytesIO(source.read(checkpoint.ARRAYS))))
+    arrays = io.BytesIO()
+    np.savez(arrays, **saved, unused=np.full(4096, 7.25))
+    unused = rewritten(
+        good, tmp_path / "unused.zip", {checkpoint.ARRAYS: unreadable(arrays.getvalue(), MARK)}
+    )
+    err = resume_error(config, tmp_path / "run", unused, capsys)
+    assert f"{unused}: corrupt checkpoint (arrays: 'unused' is named nowhere in the state)" in err
+
+
+def test_a_killed_checkpoint_writes_temporary_file_is_removed_by_the_next_run(
+    config: Path, whole: Path, tmp_path: Path
+) -> None:
+    # A kill -9 while a checkpoint was written left its `.step-*.zip.*.tmp`, still there after a resume.
+    stray = tmp_path / "checkpoints" / ".step-000000128.zip.k1ll3d.tmp"
+    stray.parent.mkdir(parents=True)
+    stray.write_bytes(b"half a checkpoint")
+    resume_from = stray.parent / "step-000000064.zip"
+    resume_from.write_bytes((whole / "checkpoints" / "step-000000064.zip").read_bytes())
+    assert train(config, tmp_path, "--resume", "--steps", str(2 * ROUND)) == 0
+    assert not stray.exists() and not list(tmp_path.rglob("*.tmp"))
+    assert checkpoint.read_meta(tmp_path / "final.zip")["steps"] == 2 * ROUND  # type: ignore[index]
+
+
 JSON_VALUES = hst.recursive(
     hst.none()
     | hst.booleans()
