@@ -107,16 +107,37 @@ def threshold(scores: wp.array2d(dtype=F), tid: int, count: int) -> F:
     return NO_SCORE
 
 
-@wp.func
-def in_off(
-    pos: wp.array3d(dtype=F), tid: int, start: wp.vec2d, target: int, pocket: int, side: int,
-    mouths: wp.array2d(dtype=F), noses: wp.array3d(dtype=F), nose_radius: wp.array(dtype=F), g: Geometry,
-) -> wp.vec2d:  # fmt: skip
-    """(score, phi) of the own ball at `start` potted off `target` into `pocket` (`menu` family "in-off").
+@wp.struct
+class Line:
+    """The object ball's side of a shot, the same whichever own ball plays it.
 
-    The score is -inf where the shot fails; the own ball's path is the caller's to test.
+    In-offs: `ghost`, the line of centres `n`, the own ball's way on to the pocket
+    `leave` and its length `length`. Doubles: `ghost`, the direction to the pocket's
+    image `n`, the object ball's path to it `length`, the bounce `hit`. Kicks: `ghost`,
+    the direction to the target `n`, the object ball's way to the pocket `length`, the
+    ghost's image `image`. `ok`: the object ball's side allows the shot.
     """
-    obj = ball_at(pos, tid, target)
+
+    ghost: wp.vec2d
+    n: wp.vec2d
+    leave: wp.vec2d
+    length: F
+    hit: wp.vec2d
+    image: wp.vec2d
+    ok: wp.bool
+
+
+@wp.func
+def in_off_line(
+    obj: wp.vec2d, pocket: int, side: int, mouths: wp.array2d(dtype=F), noses: wp.array3d(dtype=F),
+    nose_radius: wp.array(dtype=F), g: Geometry,
+) -> Line:  # fmt: skip
+    """An in-off's object side: the own ball potted off `obj` into `pocket`.
+
+    A stunned own ball leaves the collision square to the line of centres n, so it heads
+    for the pocket when n is the direction to the pocket turned by arccos(-2R / distance),
+    either way (`side`).
+    """
     aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
     d = unit(aim_at - obj)
     alpha = wp.acos(wp.clamp(F(-2.0) * g.R / wp.length(aim_at - obj), F(-1.0), F(1.0)))
@@ -125,110 +146,112 @@ def in_off(
         turn = -alpha
     c = wp.cos(turn)
     s = wp.sin(turn)
-    n = wp.vec2d(c * d[0] - s * d[1], s * d[0] + c * d[1])
-    ghost = obj - F(2.0) * g.R * n
-    heading = unit(ghost - start)
-    travel = wp.length(ghost - start)
-    cos_cut = heading[0] * n[0] + heading[1] * n[1]
-    tangent = heading - cos_cut * n
-    leave = unit(aim_at - ghost)
-    after = wp.length(aim_at - ghost)
-    cut = wp.acos(wp.clamp(cos_cut, F(-1.0), F(1.0))) * DEGREES
-    phi = phi_of(heading)
-    if not (
-        tangent[0] * leave[0] + tangent[1] * leave[1] > F(0.0)
-        and pocket_room(leave, pocket, noses, nose_radius, g.reach) > F(0.0)
-        and cut > F(15.0)
-        and cut < g.max_cut_deg - F(10.0)
-        and travel > F(2.0) * g.R
-    ):
-        return wp.vec2d(NO_SCORE, phi)
-    return wp.vec2d(-(travel + after) - wp.abs(cut - F(45.0)) / F(45.0), phi)
+    line = Line()
+    line.n = wp.vec2d(c * d[0] - s * d[1], s * d[0] + c * d[1])
+    line.ghost = obj - F(2.0) * g.R * line.n
+    line.leave = unit(aim_at - line.ghost)
+    line.length = wp.length(aim_at - line.ghost)
+    line.ok = pocket_room(line.leave, pocket, noses, nose_radius, g.reach) > F(0.0)
+    return line
 
 
 @wp.func
-def double(
-    pos: wp.array3d(dtype=F), on: wp.array2d(dtype=wp.int32), tid: int, start: wp.vec2d, target: int,
-    rail: int, pocket: int, mouths: wp.array2d(dtype=F), noses: wp.array3d(dtype=F),
-    nose_radius: wp.array(dtype=F), rail_axis: wp.array(dtype=wp.int32), rail_coord: wp.array(dtype=F),
-    g: Geometry, bar: F,
-) -> wp.vec3d:  # fmt: skip
-    """(score, phi, cue speed) of `target` off cushion `rail` into `pocket` (family "double").
+def score_in_off(start: wp.vec2d, line: Line, g: Geometry, bar: F) -> F:
+    """The in-off's score from `start` (short paths, cuts near 45 degrees), or -inf (fails, or below bar)."""
+    heading = unit(line.ghost - start)
+    travel = wp.length(line.ghost - start)
+    bound = -(travel + line.length)  # the score without its cut's term, which is <= 0
+    if not (travel > F(2.0) * g.R) or bound < bar:
+        return NO_SCORE
+    cos_cut = heading[0] * line.n[0] + heading[1] * line.n[1]
+    tangent = heading - cos_cut * line.n
+    cut = wp.acos(wp.clamp(cos_cut, F(-1.0), F(1.0))) * DEGREES
+    towards = tangent[0] * line.leave[0] + tangent[1] * line.leave[1] > F(0.0)
+    if not (towards and cut > F(15.0) and cut < g.max_cut_deg - F(10.0)):
+        return NO_SCORE
+    return bound - wp.abs(cut - F(45.0)) / F(45.0)
 
-    The score is -inf where the shot fails, or does not beat `bar` before the object
-    ball's paths are tested; the own ball's path is the caller's to test.
-    """
-    obj = ball_at(pos, tid, target)
+
+@wp.func
+def double_line(
+    obj: wp.vec2d, rail: int, pocket: int, mouths: wp.array2d(dtype=F), noses: wp.array3d(dtype=F),
+    nose_radius: wp.array(dtype=F), rail_axis: wp.array(dtype=wp.int32), rail_coord: wp.array(dtype=F),
+    g: Geometry,
+) -> Line:  # fmt: skip
+    """A double's object side: `obj` off cushion `rail` into `pocket` (the pocket mirrored in the cushion)."""
     aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
     image = mirrored(aim_at, rail_axis[rail], rail_coord[rail])
-    to_image = unit(image - obj)
-    path = wp.length(image - obj)
+    line = Line()
+    line.n = unit(image - obj)
+    line.length = wp.length(image - obj)
     hit3 = bounce(obj, image, rail_axis[rail], rail_coord[rail], mouths, g)
-    hit = wp.vec2d(hit3[0], hit3[1])
-    ghost = obj - F(2.0) * g.R * to_image
-    heading = unit(ghost - start)
-    travel = wp.length(ghost - start)
-    cut = wp.acos(wp.clamp(heading[0] * to_image[0] + heading[1] * to_image[1], F(-1.0), F(1.0))) * DEGREES
-    phi = phi_of(heading)
-    speed = wp.clamp(F(2.0) + F(1.5) * (travel + path), F(2.0), F(6.0))
-    if not (
-        hit3[2] != F(0.0)
-        and pocket_room(unit(aim_at - hit), pocket, noses, nose_radius, g.reach) > F(0.0)
-        and cut < g.max_cut_deg - F(20.0)
-        and travel > F(2.0) * g.R
-    ):
-        return wp.vec3d(NO_SCORE, phi, speed)
-    score = -(travel + path) - cut / F(30.0)
-    R2 = F(2.0) * g.R
-    if not (
-        score > bar
-        and path_clear(pos, on, tid, obj, hit, R2, target, target)
-        and path_clear(pos, on, tid, hit, aim_at, R2, target, target)
-    ):
-        return wp.vec3d(NO_SCORE, phi, speed)
-    return wp.vec3d(score, phi, speed)
+    line.hit = wp.vec2d(hit3[0], hit3[1])
+    line.ghost = obj - F(2.0) * g.R * line.n
+    room = pocket_room(unit(aim_at - line.hit), pocket, noses, nose_radius, g.reach)
+    line.ok = hit3[2] != F(0.0) and room > F(0.0)
+    return line
 
 
 @wp.func
-def kick(
-    pos: wp.array3d(dtype=F), on: wp.array2d(dtype=wp.int32), tid: int, start: wp.vec2d, target: int,
-    pocket: int, rail: int, mouths: wp.array2d(dtype=F), noses: wp.array3d(dtype=F),
-    nose_radius: wp.array(dtype=F), rail_axis: wp.array(dtype=wp.int32), rail_coord: wp.array(dtype=F),
-    g: Geometry, bar: F,
-) -> wp.vec3d:  # fmt: skip
-    """(score, phi, cue speed) of the own ball off cushion `rail` onto a pot's ghost ball ("kick").
+def score_double(start: wp.vec2d, line: Line, g: Geometry, bar: F) -> F:
+    """The double's score from `start` (short paths, full hits); -inf if it fails or cannot beat `bar`."""
+    travel = wp.length(line.ghost - start)
+    bound = -(travel + line.length)
+    if not (travel > F(2.0) * g.R) or bound < bar:
+        return NO_SCORE
+    heading = unit(line.ghost - start)
+    cut = wp.acos(wp.clamp(heading[0] * line.n[0] + heading[1] * line.n[1], F(-1.0), F(1.0))) * DEGREES
+    if not (cut < g.max_cut_deg - F(20.0)):
+        return NO_SCORE
+    return bound - cut / F(30.0)
 
-    The score is -inf where the shot fails, or does not beat `bar` before the object
-    ball's path is tested.
-    """
-    obj = ball_at(pos, tid, target)
+
+@wp.func
+def kick_line(
+    obj: wp.vec2d, pocket: int, rail: int, mouths: wp.array2d(dtype=F), noses: wp.array3d(dtype=F),
+    nose_radius: wp.array(dtype=F), rail_axis: wp.array(dtype=wp.int32), rail_coord: wp.array(dtype=F),
+    g: Geometry,
+) -> Line:  # fmt: skip
+    """A kick's object side: a direct pot's ghost ball, mirrored in cushion `rail`."""
     aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
-    to_target = unit(aim_at - obj)
-    to_pocket = wp.length(aim_at - obj)
-    ghost = obj - F(2.0) * g.R * to_target
-    image = mirrored(ghost, rail_axis[rail], rail_coord[rail])
-    hit3 = bounce(start, image, rail_axis[rail], rail_coord[rail], mouths, g)
-    heading = unit(image - start)
-    first_leg = wp.length(image - start)
-    arrive = unit(ghost - wp.vec2d(hit3[0], hit3[1]))
-    cut = wp.acos(wp.clamp(arrive[0] * to_target[0] + arrive[1] * to_target[1], F(-1.0), F(1.0))) * DEGREES
-    phi = phi_of(heading)
-    speed = wp.clamp(F(2.5) + F(1.5) * (first_leg + to_pocket), F(2.5), F(6.5))
-    if not (
-        hit3[2] != F(0.0)
-        and pocket_room(to_target, pocket, noses, nose_radius, g.reach) > F(0.0)
-        and cut < g.max_cut_deg - F(30.0)
-    ):
-        return wp.vec3d(NO_SCORE, phi, speed)
-    score = -first_leg - to_pocket - cut / F(30.0)
-    if not (score > bar and path_clear(pos, on, tid, obj, aim_at, F(2.0) * g.R, target, target)):
-        return wp.vec3d(NO_SCORE, phi, speed)
-    return wp.vec3d(score, phi, speed)
+    line = Line()
+    line.n = unit(aim_at - obj)
+    line.length = wp.length(aim_at - obj)
+    line.ghost = obj - F(2.0) * g.R * line.n
+    line.image = mirrored(line.ghost, rail_axis[rail], rail_coord[rail])
+    line.ok = pocket_room(line.n, pocket, noses, nose_radius, g.reach) > F(0.0)
+    return line
+
+
+@wp.func
+def score_kick(
+    start: wp.vec2d, line: Line, rail: int, mouths: wp.array2d(dtype=F), rail_axis: wp.array(dtype=wp.int32),
+    rail_coord: wp.array(dtype=F), g: Geometry, bar: F,
+) -> F:  # fmt: skip
+    """The kick's score from `start` (short paths, full hits); -inf if it fails or cannot beat `bar`."""
+    first_leg = wp.length(line.image - start)
+    bound = -first_leg - line.length
+    if bound < bar:
+        return NO_SCORE
+    hit3 = bounce(start, line.image, rail_axis[rail], rail_coord[rail], mouths, g)
+    if hit3[2] == F(0.0):
+        return NO_SCORE
+    arrive = unit(line.ghost - wp.vec2d(hit3[0], hit3[1]))
+    cut = wp.acos(wp.clamp(arrive[0] * line.n[0] + arrive[1] * line.n[1], F(-1.0), F(1.0))) * DEGREES
+    if not (cut < g.max_cut_deg - F(30.0)):
+        return NO_SCORE
+    return bound - cut / F(30.0)
 
 
 @wp.func
 def own_start(own_xy: wp.array3d(dtype=F), tid: int, own: int) -> wp.vec2d:
     return wp.vec2d(own_xy[tid, own, 0], own_xy[tid, own, 1])
+
+
+@wp.func
+def plays(mask: int, own: int) -> wp.bool:
+    """Own ball `own` is in the bit mask."""
+    return ((mask >> own) & 1) != 0
 
 
 @wp.kernel
@@ -267,7 +290,8 @@ def plan_menu(
     + object) * 6 + pocket) * 4 + cushion, safety pairs own * 16 + object; -1 past the
     last shot. A safety pair's score is minus its cost (`menu.safety_costs`). `planning`
     (in-offs, doubles, kicks) says which of those a menu holds at all (the others' lists
-    have one unused slot).
+    have one unused slot). Each object ball's side of a shot is planned once for all own
+    balls; an own ball's arccos only where its shot could still enter its list.
     """
     tid = wp.tid()
     g = unpack(constants)
@@ -278,68 +302,99 @@ def plan_menu(
     kicks = wp.int32(0)
     safeties = wp.int32(0)
     if skip[tid] == 0:
-        for own in range(n):
-            start = own_start(own_xy, tid, own)
-            for target in range(n):
-                if pairs[tid, own, target] == 0:
-                    continue
-                pair = own * n + target
-                obj = ball_at(pos, tid, target)
-                clear = path_clear(pos, on, tid, start, obj, R2, own, target)
-                cost = wp.length(obj - start)
-                if not clear:
-                    cost = cost + g.blocked_cost
-                size = safety_score.shape[1]
-                safeties = keep_best(safety_score, safety_item, tid, safeties, size, -cost, pair)
+        for target in range(n):
+            obj = ball_at(pos, tid, target)
+            owners = wp.int32(0)  # the own balls the rules pair with this object ball
+            clear = wp.int32(0)  # those with a clear path to it
+            for own in range(n):
+                if pairs[tid, own, target] != 0:
+                    start = own_start(own_xy, tid, own)
+                    owners = owners | (1 << own)
+                    cost = wp.length(obj - start)
+                    if path_clear(pos, on, tid, start, obj, R2, own, target):
+                        clear = clear | (1 << own)
+                    else:
+                        cost = cost + g.blocked_cost
+                    size = safety_score.shape[1]
+                    safeties = keep_best(
+                        safety_score, safety_item, tid, safeties, size, -cost, own * n + target
+                    )
+            if in_offs_allowed[tid] != 0 and planning[0] != 0 and clear != 0:
                 for pocket in range(POCKETS):
                     for side in range(SIDES):
-                        if clear and in_offs_allowed[tid] != 0 and planning[0] != 0:
-                            shot2 = in_off(
-                                pos, tid, start, target, pocket, side, mouths, noses, nose_radius, g
-                            )
-                            if shot2[0] > NO_SCORE:
-                                item = (pair * POCKETS + pocket) * SIDES + side
-                                size = in_off_score.shape[1]
-                                in_offs = keep_best(
-                                    in_off_score, in_off_item, tid, in_offs, size, shot2[0], item
-                                )
+                        line = in_off_line(obj, pocket, side, mouths, noses, nose_radius, g)
+                        for own in range(n):
+                            if line.ok and plays(clear, own):
+                                bar = threshold(in_off_score, tid, in_offs)
+                                score = score_in_off(own_start(own_xy, tid, own), line, g, bar)
+                                item = (((own * n + target) * POCKETS) + pocket) * SIDES + side
+                                if score > NO_SCORE:
+                                    size = in_off_score.shape[1]
+                                    in_offs = keep_best(
+                                        in_off_score, in_off_item, tid, in_offs, size, score, item
+                                    )
+            if planning[1] != 0 and clear != 0:
                 for rail in range(RAILS):
                     for pocket in range(POCKETS):
-                        if clear and planning[1] != 0:
-                            bar = threshold(double_score, tid, doubles)
-                            shot = double(
-                                pos, on, tid, start, target, rail, pocket, mouths, noses, nose_radius,
-                                rail_axis, rail_coord, g, bar,
-                            )  # fmt: skip
-                            if shot[0] > NO_SCORE:
-                                item = (pair * RAILS + rail) * POCKETS + pocket
-                                size = double_score.shape[1]
-                                doubles = keep_best(
-                                    double_score, double_item, tid, doubles, size, shot[0], item
-                                )
+                        line = double_line(
+                            obj, rail, pocket, mouths, noses, nose_radius, rail_axis, rail_coord, g
+                        )
+                        aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
+                        object_path = wp.int32(-1)  # not tested yet; then 1 clear, 0 blocked
+                        for own in range(n):
+                            if line.ok and plays(clear, own):
+                                bar = threshold(double_score, tid, doubles)
+                                score = score_double(own_start(own_xy, tid, own), line, g, bar)
+                                if score > NO_SCORE and object_path == -1:
+                                    object_path = wp.int32(0)
+                                    if path_clear(
+                                        pos, on, tid, obj, line.hit, R2, target, target
+                                    ) and path_clear(pos, on, tid, line.hit, aim_at, R2, target, target):
+                                        object_path = wp.int32(1)
+                                if score > NO_SCORE and object_path == 1:
+                                    item = ((own * n + target) * RAILS + rail) * POCKETS + pocket
+                                    size = double_score.shape[1]
+                                    doubles = keep_best(
+                                        double_score, double_item, tid, doubles, size, score, item
+                                    )
+            if planning[2] != 0 and owners != 0:
                 for pocket in range(POCKETS):
+                    aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
+                    object_path = wp.int32(-1)
                     for rail in range(RAILS):
-                        if planning[2] != 0:
-                            bar = threshold(kick_score, tid, kicks)
-                            shot = kick(
-                                pos, on, tid, start, target, pocket, rail, mouths, noses, nose_radius,
-                                rail_axis, rail_coord, g, bar,
-                            )  # fmt: skip
-                            if shot[0] > NO_SCORE:
-                                item = (pair * POCKETS + pocket) * RAILS + rail
-                                size = kick_score.shape[1]
-                                kicks = keep_best(kick_score, kick_item, tid, kicks, size, shot[0], item)
+                        line = kick_line(
+                            obj, pocket, rail, mouths, noses, nose_radius, rail_axis, rail_coord, g
+                        )
+                        for own in range(n):
+                            if line.ok and plays(owners, own):
+                                bar = threshold(kick_score, tid, kicks)
+                                start = own_start(own_xy, tid, own)
+                                score = score_kick(start, line, rail, mouths, rail_axis, rail_coord, g, bar)
+                                if score > NO_SCORE and object_path == -1:
+                                    object_path = wp.int32(0)
+                                    if path_clear(pos, on, tid, obj, aim_at, R2, target, target):
+                                        object_path = wp.int32(1)
+                                if score > NO_SCORE and object_path == 1:
+                                    item = ((own * n + target) * POCKETS + pocket) * RAILS + rail
+                                    size = kick_score.shape[1]
+                                    kicks = keep_best(kick_score, kick_item, tid, kicks, size, score, item)
     # The aims and speeds of the kept shots, and empty slots after them.
     for i in range(in_off_score.shape[1]):
         in_off_phi[tid, i] = F(0.0)
         if i < in_offs:
             item = in_off_item[tid, i]
-            at = own_start(own_xy, tid, item // (n * POCKETS * SIDES))
+            start = own_start(own_xy, tid, item // (n * POCKETS * SIDES))
             target = item // (POCKETS * SIDES) % n
-            pocket = item // SIDES % POCKETS
-            in_off_phi[tid, i] = in_off(
-                pos, tid, at, target, pocket, item % SIDES, mouths, noses, nose_radius, g
-            )[1]
+            line = in_off_line(
+                ball_at(pos, tid, target),
+                item // SIDES % POCKETS,
+                item % SIDES,
+                mouths,
+                noses,
+                nose_radius,
+                g,
+            )
+            in_off_phi[tid, i] = phi_of(unit(line.ghost - start))
         else:
             in_off_item[tid, i] = -1
             in_off_score[tid, i] = NO_SCORE
@@ -348,14 +403,23 @@ def plan_menu(
         double_speed[tid, i] = F(0.0)
         if i < doubles:
             item = double_item[tid, i]
-            at = own_start(own_xy, tid, item // (n * RAILS * POCKETS))
+            start = own_start(own_xy, tid, item // (n * RAILS * POCKETS))
             target = item // (RAILS * POCKETS) % n
-            shot = double(
-                pos, on, tid, at, target, item // POCKETS % RAILS, item % POCKETS, mouths, noses, nose_radius,
-                rail_axis, rail_coord, g, NO_SCORE,
-            )  # fmt: skip
-            double_phi[tid, i] = shot[1]
-            double_speed[tid, i] = shot[2]
+            rail = item // POCKETS % RAILS
+            line = double_line(
+                ball_at(pos, tid, target),
+                rail,
+                item % POCKETS,
+                mouths,
+                noses,
+                nose_radius,
+                rail_axis,
+                rail_coord,
+                g,
+            )
+            double_phi[tid, i] = phi_of(unit(line.ghost - start))
+            travel = wp.length(line.ghost - start)
+            double_speed[tid, i] = wp.clamp(F(2.0) + F(1.5) * (travel + line.length), F(2.0), F(6.0))
         else:
             double_item[tid, i] = -1
             double_score[tid, i] = NO_SCORE
@@ -364,14 +428,22 @@ def plan_menu(
         kick_speed[tid, i] = F(0.0)
         if i < kicks:
             item = kick_item[tid, i]
-            at = own_start(own_xy, tid, item // (n * POCKETS * RAILS))
+            start = own_start(own_xy, tid, item // (n * POCKETS * RAILS))
             target = item // (POCKETS * RAILS) % n
-            shot = kick(
-                pos, on, tid, at, target, item // RAILS % POCKETS, item % RAILS, mouths, noses, nose_radius,
-                rail_axis, rail_coord, g, NO_SCORE,
-            )  # fmt: skip
-            kick_phi[tid, i] = shot[1]
-            kick_speed[tid, i] = shot[2]
+            line = kick_line(
+                ball_at(pos, tid, target),
+                item // RAILS % POCKETS,
+                item % RAILS,
+                mouths,
+                noses,
+                nose_radius,
+                rail_axis,
+                rail_coord,
+                g,
+            )
+            kick_phi[tid, i] = phi_of(unit(line.image - start))
+            first_leg = wp.length(line.image - start)
+            kick_speed[tid, i] = wp.clamp(F(2.5) + F(1.5) * (first_leg + line.length), F(2.5), F(6.5))
         else:
             kick_item[tid, i] = -1
             kick_score[tid, i] = NO_SCORE

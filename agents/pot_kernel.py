@@ -260,6 +260,24 @@ def path_clear(
 
 
 @wp.func
+def object_blockers(
+    pos: wp.array3d(dtype=F), on: wp.array2d(dtype=wp.int32), tid: int, a: wp.vec2d, b: wp.vec2d,
+    reach: F, target: int,
+) -> wp.vec2i:  # fmt: skip
+    """The balls but `target` within `reach` of a-b: (1, -1) none, (2, ball) one, (0, -1) more."""
+    found = wp.int32(-1)
+    for j in range(pos.shape[1]):
+        ball = wp.vec2d(pos[tid, j, 0], pos[tid, j, 1])
+        if on[tid, j] != 0 and j != target and near_segment(ball, a, b, reach):
+            if found >= 0:
+                return wp.vec2i(0, -1)
+            found = j
+    if found >= 0:
+        return wp.vec2i(2, found)
+    return wp.vec2i(1, -1)
+
+
+@wp.func
 def placement_ok(
     xy: wp.vec2d, region: int, pos: wp.array3d(dtype=F), on: wp.array2d(dtype=wp.int32), tid: int, q: Plan
 ) -> wp.bool:
@@ -314,25 +332,30 @@ def hand_place(
 
 
 @wp.func
+def better(score: F, item: int, than_score: F, than_item: int) -> wp.bool:
+    """(score, item) ranks before (than_score, than_item): a larger score, or as large and a lower item."""
+    return score > than_score or (score == than_score and item < than_item)
+
+
+@wp.func
 def keep_best(
     scores: wp.array2d(dtype=F), items: wp.array2d(dtype=wp.int32), tid: int, count: int, size: int,
     score: F, item: int,
 ) -> int:  # fmt: skip
-    """Insert (score, item) into a table's list of the `size` best, largest first: the new count.
+    """Insert (score, item) into a table's list of the `size` best, best first: the new count.
 
-    Items come in increasing order, and an equal score goes after those already kept,
-    so ties rank by item as `lax.top_k` ranks them by index.
+    Ties rank by item as `lax.top_k` ranks them by index, whatever order the items come in.
     """
     at = count
     kept = count
     if count == size:
-        if not (score > scores[tid, size - 1]):
+        if not better(score, item, scores[tid, size - 1], items[tid, size - 1]):
             return count
         at = size - 1
     else:
         kept = count + 1
     while at > 0:
-        if not (scores[tid, at - 1] < score):
+        if not better(score, item, scores[tid, at - 1], items[tid, at - 1]):
             break
         scores[tid, at] = scores[tid, at - 1]
         items[tid, at] = items[tid, at - 1]
@@ -340,6 +363,13 @@ def keep_best(
     scores[tid, at] = score
     items[tid, at] = item
     return kept
+
+
+@wp.func
+def cannot_enter(scores: wp.array2d(dtype=F), tid: int, count: int, bound: F) -> wp.bool:
+    """A shot scoring at most `bound` cannot enter the full list (the bound carries a margin for ties)."""
+    size = scores.shape[1]
+    return count == size and bound < scores[tid, size - 1]
 
 
 @wp.func
@@ -407,53 +437,66 @@ def plan_pots(
     slack_deg = q.slack / R2 * DEGREES
     count = wp.int32(0)
     if skip[tid] == 0:
-        for own in range(n):
-            for target in range(n):
-                if pairs[tid, own, target] == 0:
-                    # Not a pair the rules allow: its shots score -inf, kept only to fill the list.
-                    if count < size:
-                        for pocket in range(POCKETS):
-                            item = (own * n + target) * POCKETS + pocket
-                            count = keep_best(rough_score, rough_item, tid, count, size, NO_SCORE, item)
+        for target in range(n):
+            obj = wp.vec2d(pos[tid, target, 0], pos[tid, target, 1])
+            for pocket in range(POCKETS):
+                # What the object ball's side of the shot decides, the same for every own ball.
+                aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
+                to_target = unit(aim_at - obj)
+                room = pocket_room(to_target, pocket, noses, nose_radius, q.reach)
+                ghost = obj - R2 * to_target
+                if not (room > F(0.0) and on_bed(ghost, q.slack, q)):
                     continue
-                obj = wp.vec2d(pos[tid, target, 0], pos[tid, target, 1])
-                for pocket in range(POCKETS):
+                to_pocket = wp.length(aim_at - obj)
+                room_term = wp.log(wp.max(room, F(1e-6)))
+                lever_term = wp.log(wp.max(to_pocket, F(0.05)))
+                object_path = wp.int32(-1)  # not tested yet; then `object_blockers`' verdict
+                blocker = wp.int32(-1)
+                for own in range(n):
+                    if pairs[tid, own, target] == 0:
+                        continue
                     item = (own * n + target) * POCKETS + pocket
-                    aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
                     start = own_start(
                         pos, on, tid, own, target, aim_at, from_hand, region, box, fallback, steps, q
                     )
-                    allowed = start[2] != F(0.0)
-                    to_target = unit(aim_at - obj)
-                    room = pocket_room(to_target, pocket, noses, nose_radius, q.reach)
-                    ghost = obj - R2 * to_target
                     at = wp.vec2d(start[0], start[1])
-                    heading = unit(ghost - at)
                     travel = wp.length(ghost - at)
-                    cut_deg = cut_of(heading, to_target) * DEGREES
-                    to_pocket = wp.length(aim_at - obj)
-                    valid = (
-                        allowed
-                        and room > F(0.0)
-                        and on_bed(ghost, q.slack, q)
-                        and cut_deg < q.max_cut_deg + slack_deg
-                        and travel > q.min_travel - q.slack
-                    )
-                    score = NO_SCORE
-                    if valid:
-                        score = score_of(room, cut_deg, to_pocket, travel, q)
-                    full = count == size
-                    if full and not (score > rough_score[tid, size - 1]):
+                    # The score is at most its terms without the cut's (log cos <= 0): skip a
+                    # shot that could not enter the full list before its arccos and logs.
+                    bound = room_term - lever_term - wp.log(wp.max(travel, F(0.05))) + F(1e-9)
+                    if start[2] == F(0.0) or cannot_enter(rough_score, tid, count, bound):
                         continue
-                    if valid:
-                        clear = path_clear(pos, on, tid, obj, aim_at, R2, own, target)
-                        if clear:
-                            clear = path_clear(pos, on, tid, at, ghost, R2 - q.slack, own, target)
-                        if not clear:
-                            score = NO_SCORE
-                            if full:
-                                continue
-                    count = keep_best(rough_score, rough_item, tid, count, size, score, item)
+                    cut_deg = cut_of(unit(ghost - at), to_target) * DEGREES
+                    if not (cut_deg < q.max_cut_deg + slack_deg and travel > q.min_travel - q.slack):
+                        continue
+                    cos_cut = wp.cos(wp.min(cut_deg, q.max_cut_deg) * RADIANS)
+                    score = (
+                        room_term
+                        + wp.log(wp.max(cos_cut, F(1e-6)))
+                        - lever_term
+                        - wp.log(wp.max(travel, F(0.05)))
+                    )
+                    if count == size and not better(
+                        score, item, rough_score[tid, size - 1], rough_item[tid, size - 1]
+                    ):
+                        continue
+                    if object_path == -1:
+                        verdict = object_blockers(pos, on, tid, obj, aim_at, R2, target)
+                        object_path = verdict[0]
+                        blocker = verdict[1]
+                    # Clear but for the own ball itself, which moves out of the way first.
+                    clear = object_path == 1 or (object_path == 2 and blocker == own)
+                    if clear and path_clear(pos, on, tid, at, ghost, R2 - q.slack, own, target):
+                        count = keep_best(rough_score, rough_item, tid, count, size, score, item)
+    for i in range(count, size):  # slots past the last shot: an empty, harmless placeholder
+        rough_score[tid, i] = NO_SCORE
+        rough_item[tid, i] = 0
+        exact_phi[tid, i] = F(0.0)
+        exact_cut[tid, i] = F(0.0)
+        exact_travel[tid, i] = F(0.0)
+        exact_speed[tid, i] = F(0.0)
+        exact_x[tid, i] = F(0.0)
+        exact_y[tid, i] = F(0.0)
     # The preselection, aimed with the throw correction and judged exactly.
     kept = wp.int32(0)
     for i in range(count):
