@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-TABLE_BYTES = 3_640  # one table's state, move and outcome (`game.play`), in bytes
+TABLE_BYTES = 3_641  # one table's state, move and outcome (`game.play`), in bytes
 
 
 def machine_bytes() -> int:
