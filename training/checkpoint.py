@@ -139,11 +139,12 @@ def _first_bad(archive: zipfile.ZipFile) -> str | None:
         return f"? ({error})"
 
 
-def _members(path: Path, names: tuple[str, ...]) -> dict[str, bytes]:
-    """The members `names`, after every member's CRC is checked; a plain SB3 zip is named as such.
+@contextlib.contextmanager
+def _checked(path: Path, names: tuple[str, ...]) -> Iterator[zipfile.ZipFile]:
+    """The checkpoint's zip, open, once its members are checked: `names` there, every CRC right.
 
-    A member that is not one of `MEMBERS` is refused before anything is decompressed: it
-    would only cost the memory and time of reading it.
+    A plain SB3 zip is named as such. A member that is not one of `MEMBERS` is refused
+    before anything is decompressed: it would only cost the memory and time of reading it.
     """
     with _open(path) as archive:
         listed = archive.namelist()
@@ -162,7 +163,7 @@ def _members(path: Path, names: tuple[str, ...]) -> dict[str, bytes]:
         missing = [name for name in names if name not in listed]
         if missing:
             raise CheckpointError(f"{path}: checkpoint without {', '.join(missing)}")
-        return {name: archive.read(name) for name in names}
+        yield archive
 
 
 def read_meta(path: str | Path, required: bool = True) -> dict[str, Any] | None:
@@ -172,7 +173,8 @@ def read_meta(path: str | Path, required: bool = True) -> dict[str, Any] | None:
         with _open(path) as archive:
             if META not in archive.namelist():
                 return None
-    return _checked_meta(path, _members(path, (META,))[META])
+    with _checked(path, (META,)) as archive:
+        return _checked_meta(path, archive.read(META))
 
 
 def _checked_meta(path: Path, raw: bytes) -> dict[str, Any]:
@@ -223,12 +225,15 @@ def _checked_meta(path: Path, raw: bytes) -> dict[str, Any]:
 def read(path: str | Path) -> Checkpoint:
     """The checkpoint at `path`, opened once: metadata checked, state decoded (no unpickling)."""
     path = Path(path)
-    members = _members(path, (META, STATE, ARRAYS))
-    meta = _checked_meta(path, members[META])
-    try:
-        state = datatree.unpack(members[STATE], members[ARRAYS])
-    except datatree.DataTreeError as error:
-        raise CheckpointError(f"{path}: corrupt checkpoint ({error})") from error
+    with _checked(path, (META, STATE, ARRAYS)) as archive:
+        meta = _checked_meta(path, archive.read(META))
+        # The arrays are read from the zip as a stream: an array the state does not name is
+        # refused before it is read, and none is ever held twice.
+        with archive.open(ARRAYS) as arrays:
+            try:
+                state = datatree.unpack(archive.read(STATE), arrays)
+            except datatree.DataTreeError as error:
+                raise CheckpointError(f"{path}: corrupt checkpoint ({error})") from error
     if not isinstance(state, dict):
         raise CheckpointError(f"{path}: corrupt checkpoint (state: not an object)")
     ck = Checkpoint(path, meta, state)

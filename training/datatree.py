@@ -15,7 +15,7 @@ import collections
 import io
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -87,10 +87,11 @@ def _pack(value: Any, arrays: dict[str, np.ndarray], where: str) -> Any:
     raise TypeError(f"{where}: {type(value).__name__} is not data a checkpoint can hold")
 
 
-def unpack(text: str | bytes, npz: bytes) -> Any:
+def unpack(text: str | bytes, npz: bytes | IO[bytes]) -> Any:
     """The tree `pack` wrote; `DataTreeError` for anything that does not follow the format.
 
-    Arrays come back as numpy arrays, tensors as torch tensors (on the CPU).
+    `npz` is the `.npz` file's bytes, or the file itself (a seekable stream, such as a zip
+    member). Arrays come back as numpy arrays, tensors as torch tensors (on the CPU).
     An array the state does not name is refused before any array is read: it could only
     cost the memory and time of decompressing it.
     """
@@ -100,7 +101,7 @@ def unpack(text: str | bytes, npz: bytes) -> Any:
         raise DataTreeError(f"state: {error}") from error
     named = set(_array_names(skeleton))
     try:
-        with np.load(io.BytesIO(npz), allow_pickle=False) as saved:
+        with np.load(io.BytesIO(npz) if isinstance(npz, bytes) else npz, allow_pickle=False) as saved:
             unnamed = sorted(set(saved.files) - named)
             if unnamed:
                 raise DataTreeError(f"arrays: {shown(unnamed[0])} is named nowhere in the state")

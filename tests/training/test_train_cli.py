@@ -10,6 +10,7 @@ import base64
 import io
 import json
 import pickle
+import tracemalloc
 import zipfile
 from pathlib import Path
 
@@ -293,6 +294,27 @@ def test_a_checkpoint_carrying_data_it_does_not_use_is_refused_before_reading_it
     )
     err = resume_error(config, tmp_path / "run", unused, capsys)
     assert f"{unused}: corrupt checkpoint (arrays: 'unused' is named nowhere in the state)" in err
+
+
+def test_an_unused_array_is_refused_without_being_held_in_memory(whole: Path, tmp_path: Path) -> None:
+    # The arrays are read from the zip as a stream: a 64 MB unused array is refused by its
+    # name, and neither it nor the arrays' file is ever held whole (the zip module's seek
+    # reads in chunks of 16 MB).
+    good = whole / "final.zip"
+    with zipfile.ZipFile(good) as source:
+        saved = dict(np.load(io.BytesIO(source.read(checkpoint.ARRAYS))))
+    arrays = io.BytesIO()
+    np.savez(arrays, **saved, unused=np.zeros(8 * 2**20))
+    unused = rewritten(good, tmp_path / "unused.zip", {checkpoint.ARRAYS: arrays.getvalue()})
+    del arrays
+    tracemalloc.start()
+    try:
+        with pytest.raises(checkpoint.CheckpointError, match="'unused' is named nowhere in the state"):
+            checkpoint.read(unused)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 48 * 2**20, peak  # reading the file whole held at least 64 MB
 
 
 def test_a_killed_checkpoint_writes_temporary_file_is_removed_by_the_next_run(
