@@ -19,9 +19,11 @@ from piramida.agents.pot_kernel import (
     DEGREES,
     NO_SCORE,
     F,
+    empty_after,
     keep_best,
     path_clear,
     pocket_room,
+    threshold,
     unit,
 )
 
@@ -96,15 +98,6 @@ def bounce(
     if t > F(0.0) and t < F(1.0) and near > g.rail_clearance:
         ok = F(1.0)
     return wp.vec3d(hit[0], hit[1], ok)
-
-
-@wp.func
-def threshold(scores: wp.array2d(dtype=F), tid: int, count: int) -> F:
-    """The score a shot must beat to enter a full list (none while it fills)."""
-    size = scores.shape[1]
-    if count == size:
-        return scores[tid, size - 1]
-    return NO_SCORE
 
 
 @wp.struct
@@ -395,9 +388,6 @@ def plan_menu(
                 g,
             )
             in_off_phi[tid, i] = phi_of(unit(line.ghost - start))
-        else:
-            in_off_item[tid, i] = -1
-            in_off_score[tid, i] = NO_SCORE
     for i in range(double_score.shape[1]):
         double_phi[tid, i] = F(0.0)
         double_speed[tid, i] = F(0.0)
@@ -420,9 +410,6 @@ def plan_menu(
             double_phi[tid, i] = phi_of(unit(line.ghost - start))
             travel = wp.length(line.ghost - start)
             double_speed[tid, i] = wp.clamp(F(2.0) + F(1.5) * (travel + line.length), F(2.0), F(6.0))
-        else:
-            double_item[tid, i] = -1
-            double_score[tid, i] = NO_SCORE
     for i in range(kick_score.shape[1]):
         kick_phi[tid, i] = F(0.0)
         kick_speed[tid, i] = F(0.0)
@@ -444,9 +431,7 @@ def plan_menu(
             kick_phi[tid, i] = phi_of(unit(line.image - start))
             first_leg = wp.length(line.image - start)
             kick_speed[tid, i] = wp.clamp(F(2.5) + F(1.5) * (first_leg + line.length), F(2.5), F(6.5))
-        else:
-            kick_item[tid, i] = -1
-            kick_score[tid, i] = NO_SCORE
-    for i in range(safeties, safety_score.shape[1]):
-        safety_item[tid, i] = -1
-        safety_score[tid, i] = NO_SCORE
+    empty_after(in_off_score, in_off_item, tid, in_offs)
+    empty_after(double_score, double_item, tid, doubles)
+    empty_after(kick_score, kick_item, tid, kicks)
+    empty_after(safety_score, safety_item, tid, safeties)

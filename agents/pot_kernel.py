@@ -366,10 +366,20 @@ def keep_best(
 
 
 @wp.func
-def cannot_enter(scores: wp.array2d(dtype=F), tid: int, count: int, bound: F) -> wp.bool:
-    """A shot scoring at most `bound` cannot enter the full list (the bound carries a margin for ties)."""
+def threshold(scores: wp.array2d(dtype=F), tid: int, count: int) -> F:
+    """The score a shot must beat to enter a full list (none while it fills)."""
     size = scores.shape[1]
-    return count == size and bound < scores[tid, size - 1]
+    if count == size:
+        return scores[tid, size - 1]
+    return NO_SCORE
+
+
+@wp.func
+def empty_after(scores: wp.array2d(dtype=F), items: wp.array2d(dtype=wp.int32), tid: int, count: int):
+    """The list's slots past its `count` shots: no item (-1) and no score."""
+    for i in range(count, scores.shape[1]):
+        items[tid, i] = -1
+        scores[tid, i] = NO_SCORE
 
 
 @wp.func
@@ -464,7 +474,7 @@ def plan_pots(
                     # The score is at most its terms without the cut's (log cos <= 0): skip a
                     # shot that could not enter the full list before its arccos and logs.
                     bound = room_term - lever_term - wp.log(wp.max(travel, F(0.05))) + F(1e-9)
-                    if start[2] == F(0.0) or cannot_enter(rough_score, tid, count, bound):
+                    if start[2] == F(0.0) or bound < threshold(rough_score, tid, count):
                         continue
                     cut_deg = cut_of(unit(ghost - at), to_target) * DEGREES
                     if not (cut_deg < q.max_cut_deg + slack_deg and travel > q.min_travel - q.slack):
@@ -539,6 +549,4 @@ def plan_pots(
         exact_x[tid, i] = at[0]
         exact_y[tid, i] = at[1]
         kept = keep_best(best_score, best, tid, kept, k, score, i)
-    for i in range(kept, k):
-        best[tid, i] = -1
-        best_score[tid, i] = NO_SCORE
+    empty_after(best_score, best, tid, kept)
