@@ -331,8 +331,10 @@ def run_piramida(
     Consecutive specs with the same table, params and models share a batch; each batch
     is padded with one-ball tables at rest, so every run has the same shape.
     """
+    from piramida.physics import runtime
     from piramida.physics.contract import parse_request, run_requests
 
+    runtime.use_float64()  # a piramida program: float64 throughout
     out: list[dict[str, Any]] = []
     k = 0
     while k < len(specs):

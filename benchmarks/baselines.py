@@ -52,14 +52,17 @@ from typing import Any
 
 from rich.console import Console
 
-import piramida.physics  # noqa: F401 (float64 and the persistent compilation cache)
+import piramida.physics  # noqa: F401 (the persistent compilation cache)
 from piramida.agents import make_agent
 from piramida.evaluation.arena import head_to_head
 from piramida.evaluation.report import machine, match_progress, print_setting, setting_task, settings_markdown
 from piramida.evaluation.settings import add_match_arguments, check_match_arguments
+from piramida.physics import runtime
 from piramida.physics.files import write_atomic
 from piramida.rules import ids
 from piramida.rules.game import CAPACITY
+
+runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
 DEFAULT_NOISE = "0,0.1,0.25,0.5"
 

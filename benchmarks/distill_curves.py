@@ -9,6 +9,9 @@ import argparse
 from pathlib import Path
 
 from piramida.evaluation import curves
+from piramida.physics import runtime
+
+runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
 
 def main() -> None:

@@ -43,11 +43,14 @@ import piramida.physics as ph
 from piramida.envs import core
 from piramida.envs.core import padded
 from piramida.envs.vector_env import PyramidVectorEnv
+from piramida.physics import runtime
 from piramida.physics.files import write_atomic
 from piramida.physics.workloads import time_kernel
 from piramida.rules import state as st
 from piramida.rules.game import CAPACITY, prepare
 from piramida.rules.referee import adjudicate, record_of
+
+runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
 DIMS = st.DEFAULT_DIMS
 

@@ -18,11 +18,14 @@ from pathlib import Path
 
 from piramida.agents import TrainedAgent, make_bot
 from piramida.evaluation.arena import head_to_head
+from piramida.physics import runtime
 from piramida.physics.files import write_atomic
 from piramida.physics.noise import LEVELS
 from piramida.rules import ids
 from piramida.training import checkpoint, jax_driver, slot_policy
 from piramida.training.config import config_from_json
+
+runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
 CAP, STUCK = 400, 10  # `piramida eval`'s defaults
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import jax
 
+jax.config.update("jax_enable_x64", True)  # a piramida program: the games compute in float64 throughout
 SMALL = os.environ.get("SMALL") == "1"
 
 

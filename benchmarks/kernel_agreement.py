@@ -50,9 +50,12 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 import piramida.physics as ph
+from piramida.physics import runtime
 from piramida.physics.contract import STRIKE_FIELDS
 from piramida.physics.layouts import break_positions
 from piramida.physics.workloads import random_shots
+
+runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
 Recording = Mapping[str, np.ndarray]
 

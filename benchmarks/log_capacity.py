@@ -36,9 +36,12 @@ import jax.numpy as jnp
 import numpy as np
 
 import piramida.physics as ph
+from piramida.physics import runtime
 from piramida.physics.files import write_atomic
 from piramida.physics.layouts import break_positions
 from piramida.physics.workloads import break_shots, random_shots
+
+runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
 TABLE, PARAMS = ph.preset(), ph.PYRAMID_PARAMS
 W, L, R = float(TABLE.width), float(TABLE.length), float(PARAMS.R)

@@ -32,12 +32,15 @@ from piramida.agents.candidates import POCKETS, N, PowerRule, preselection, rank
 from piramida.agents.greedy import GREEDY_MENU
 from piramida.agents.menu import Menu, shot_menu
 from piramida.envs import core
+from piramida.physics import runtime
 from piramida.physics.files import write_atomic
 from piramida.physics.params import PYRAMID_PARAMS, Models
 from piramida.physics.table import preset
 from piramida.physics.workloads import time_kernel
 from piramida.rules import state as st
 from piramida.rules.game import where_tables
+
+runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
 K = Menu().pots
 FIELDS = ("valid", "own", "target", "pocket", "phi", "speed", "place", "score")

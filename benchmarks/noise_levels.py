@@ -27,8 +27,10 @@ import numpy as np
 
 import piramida.physics as ph
 from piramida.agents.candidates import PowerRule, aim, pocket_mouths
-from piramida.physics import noise
+from piramida.physics import noise, runtime
 from piramida.physics.motion import ABSENT, STATIONARY
+
+runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
 TABLE = ph.preset()
 PARAMS = ph.PYRAMID_PARAMS

@@ -32,6 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import piramida.physics as ph
+from piramida.physics import runtime
 from piramida.physics.files import write_atomic
 from piramida.physics.motion import STATIONARY
 from piramida.rules import ids
@@ -40,6 +41,8 @@ from piramida.rules.decisions import auto_decide
 from piramida.rules.placement import default_placement
 from piramida.rules.referee import adjudicate, record_of
 from piramida.rules.shot_facts import shot_facts
+
+runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
 TABLE = ph.preset()
 PARAMS = ph.PYRAMID_PARAMS

@@ -41,16 +41,19 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table as RichTable
 
-import piramida.physics  # noqa: F401 (float64 and the persistent compilation cache)
+import piramida.physics  # noqa: F401 (the persistent compilation cache)
 from piramida.agents import GreedyAgent
 from piramida.agents.search import LEVELS, SearchAgent
 from piramida.evaluation.arena import head_to_head
 from piramida.evaluation.report import machine, match_progress, pct, setting_task
 from piramida.evaluation.settings import parse_noise, parse_variants
+from piramida.physics import runtime
 from piramida.physics.files import write_atomic
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.game import play
+
+runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
 SNAPSHOT_STEPS = (0, 2, 4)  # greedy self-play moves before a timed position is taken
 

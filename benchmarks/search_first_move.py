@@ -14,7 +14,10 @@ import jax
 import jax.numpy as jnp
 
 from piramida.agents.search import SearchAgent
+from piramida.physics import runtime
 from piramida.rules import state as st
+
+runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
 
 def main() -> None:

@@ -24,10 +24,13 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-import piramida.physics  # noqa: F401 (float64, which the game states need)
+import piramida.physics  # noqa: F401 (the persistent compilation cache)
+from piramida.physics import runtime
 from piramida.physics.files import write_atomic
 from piramida.training import ppo
 from piramida.training.config import TrainConfig
+
+runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
 
 def config_of(algo: str, args: argparse.Namespace, tables: int) -> TrainConfig:

@@ -20,9 +20,12 @@ import numpy as np
 
 from piramida.agents import make_bot
 from piramida.envs import core
+from piramida.physics import runtime
 from piramida.physics.files import write_atomic
 from piramida.rules import state as st
 from piramida.rules.game import where_tables
+
+runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
 BOTS = ("trained:policy", "trained", "trained:checked", "greedy", "search:medium", "search:strong")
 PHASE_NAMES = ("break", "normal", "in-hand", "decision")

@@ -97,7 +97,7 @@ def time_pooltool(count: int) -> dict[str, Any]:
 
 
 STARTUP_SCRIPT = (
-    "import time; t = time.perf_counter(); import jax, piramida.physics as ph; "
+    "import time; t = time.perf_counter(); import jax, piramida.physics as ph; ph.runtime.use_float64(); "
     "from piramida.physics.workloads import random_shots; tab, R = ph.preset(), ph.PYRAMID_PARAMS.R; "
     "balls, s = random_shots(0, 1, float(tab.width), float(tab.length), R); "
     "jax.block_until_ready(ph.simulate(tab, balls, s)); print(time.perf_counter() - t)"

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from piramida.cli import bench, demo, evaluate, expert, play, referee, simulate, train
+from piramida.physics import runtime
 
 # Each command's module holds its help, description, options and `run`; its work lives in a room below.
 COMMANDS = {
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 for bad input)."""
+    runtime.use_float64()  # the command's process is piramida's own
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

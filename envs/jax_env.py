@@ -19,24 +19,33 @@ execution noise and the opponent's draws), so a seed gives the same frames, and 
 under `jit` and `lax.scan` (tested; `vmap` and `shard_map` of this env are not yet). Only
 the action mode, the observation kind, the opponent and `num_envs` shape the compiled
 program; the numbers in `params` (variant, noise, shot limit, rewards) are traced, so
-every variant and noise level shares one compile. The kernel computes in float64, which
-`piramida` switches on when imported.
+every variant and noise level shares one compile.
+
+Dtypes: the observations and rewards are float32 and the counts int32, whatever the
+process's `jax_enable_x64`; the state (the games, opaque to a training loop) keeps
+float64, the kernel's precision. Each function computes inside `runtime.float64()`, so a
+caller's own JAX keeps its default dtypes: importing piramida or making the env changes
+no global setting.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
 import jax
+import jax.numpy as jnp
 
 from piramida.envs import actions as act
 from piramida.envs import core, functional
 from piramida.envs import observation as obs
 from piramida.envs.functional import EnvParams, EnvState, Opponent, StepInfo
+from piramida.physics.runtime import in_float64, in_float64_methods
 
 
+@in_float64_methods
 @dataclass(frozen=True)
 class JaxEnv:
     """B tables against a JAX bot as pure functions (hashable: static under `jit`).
@@ -77,13 +86,15 @@ class JaxEnv:
         state, observed, reward, terminated, truncated, info = functional.step(
             keyed, action, params, self.opponent, self.action_mode, self.observation
         )
-        return observed, state, reward, terminated, truncated, info
+        info = dataclasses.replace(info, score=info.score.astype(jnp.int32))
+        return observed, state, reward.astype(jnp.float32), terminated, truncated, info
 
     def action_masks(self, state: EnvState) -> Any:
         """(B, sum(nvec)) the assisted mode's legal choices."""
         return functional.masks(state)
 
 
+@in_float64
 def make(
     variant: str | int = "free", *, num_envs: int = 1, opponent: Opponent = "random", **options: Any
 ) -> tuple[JaxEnv, EnvParams]:

@@ -42,6 +42,7 @@ from pettingzoo import AECEnv
 from piramida.envs import actions as act
 from piramida.envs import core, render
 from piramida.envs import observation as encoding
+from piramida.physics.runtime import in_float64_methods
 from piramida.rules import state as st
 from piramida.rules.game import Move, Outcome
 
@@ -53,6 +54,7 @@ def _no_opponent(states: st.GameState, keys: Any) -> Move:
     raise RuntimeError("PyramidAEC: both seats are agents; the engine has no opponent to ask")
 
 
+@in_float64_methods
 class PyramidAEC(render.TableRendering, AECEnv[str, Any, Any]):
     """One frame of a pyramid variant between `player_0` and `player_1` (see the module docstring).
 

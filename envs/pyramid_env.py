@@ -17,8 +17,10 @@ from piramida.agents import Agent
 from piramida.envs import actions as act
 from piramida.envs import core, opponents, render
 from piramida.envs import observation as encoding
+from piramida.physics.runtime import in_float64_methods
 
 
+@in_float64_methods
 class PyramidEnv(render.TableRendering, gym.Env[Any, Any]):
     """One pyramid frame per episode (see the module docstring).
 

@@ -24,6 +24,7 @@ import numpy as np
 import piramida.physics as ph
 from piramida.physics import markings
 from piramida.physics.motion import ABSENT
+from piramida.physics.runtime import in_float64_methods
 from piramida.physics.table import Table
 from piramida.physics.trajectory import trajectory
 from piramida.rules import ids
@@ -197,6 +198,7 @@ def check_render_mode(mode: str | None) -> str | None:
     return mode
 
 
+@in_float64_methods
 class TableRendering:
     """`render()` and `close()` for an env that shows table 0 of its engine (`self.core`)."""
 

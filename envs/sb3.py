@@ -24,11 +24,13 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvO
 
 from piramida.envs.opponents import ObservationPolicy
 from piramida.envs.vector_env import PyramidVectorEnv
+from piramida.physics.runtime import in_float64_methods
 
 # Per-table methods: every other method acts on the shared engine.
 _PER_TABLE = ("action_masks",)
 
 
+@in_float64_methods
 class SB3VecEnv(VecEnv):
     """B pyramid frames for stable-baselines3 (see the module docstring).
 

@@ -21,8 +21,10 @@ from piramida.envs import actions as act
 from piramida.envs import core, opponents
 from piramida.envs import observation as encoding
 from piramida.physics.fields import read_int
+from piramida.physics.runtime import in_float64_methods
 
 
+@in_float64_methods
 class PyramidVectorEnv(VectorEnv[Any, Any, Any]):
     """B frames of one variant (see `PyramidEnv` for the arguments), one jitted step for all."""
 

@@ -1,6 +1,7 @@
 """piramida.physics: a batched, event-driven billiards kernel (one Warp kernel, called from JAX).
 
-Importing it turns on float64 and the persistent compile caches, JAX's and Warp's (`runtime`).
+Importing it turns on the persistent compile caches, JAX's and Warp's; it leaves the
+process's float64 setting alone (its entry points compute in float64 inside, `runtime`).
 """
 
 from piramida.physics import runtime

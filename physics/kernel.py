@@ -28,6 +28,7 @@ from piramida.physics.engine.detect import CONTACT_EPS_M
 from piramida.physics.layouts import MAX_BALLS
 from piramida.physics.motion import BallState
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
+from piramida.physics.runtime import in_float64
 from piramida.physics.strike import Strike, strike_ball
 from piramida.physics.table import Table
 from piramida.physics.validate import check_balls, check_capacity, check_motion, check_setup, check_strikes
@@ -256,6 +257,7 @@ def _simulate_batch(
     )
 
 
+@in_float64
 def simulate(
     table: Table,
     balls: BallState,

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from piramida.physics.motion import ABSENT, STATIONARY, BallState
+from piramida.physics.runtime import in_float64
 
 MAX_BALLS = 16  # ids 0 (the coloured ball) to 15
 # Racked balls stand this far apart (m) instead of touching: exactly touching balls
@@ -21,6 +22,7 @@ MAX_BALLS = 16  # ids 0 (the coloured ball) to 15
 RACK_GAP = 1e-6
 
 
+@in_float64
 def at_rest(positions: Any, ids: Any = None, slots: int = MAX_BALLS) -> BallState:
     """A table with balls at rest at `positions` (n, 2); ids default to 0..n-1.
 
@@ -50,6 +52,7 @@ def triangle(apex: Any, rows: int, R: float, gap: float = RACK_GAP, pointing: fl
     return np.asarray(centres)
 
 
+@in_float64
 def random_layout(key: Any, width: float, length: float, n: int, R: float, margin: float = 1e-3) -> Any:
     """N non-overlapping ball centres drawn uniformly on the cloth, (n, 2) (jit-able).
 

@@ -1,7 +1,13 @@
 """Runtime settings every piramida entry point shares (float64, the compile caches), and the versions.
 
 The kernel needs float64 (a pyramid pocket's tolerance is a few milliradians, and event
-times feed the referee's ordering). Two compilers run: Warp compiles the shot kernel
+times feed the referee's ordering), and the games, bots and envs above it keep their
+states in float64 too. A library must not change its user's JAX: importing piramida
+leaves `jax_enable_x64` as it was, and each public entry point (the envs, `simulate`,
+the layouts and tables) computes inside `float64()`, a thread-local scope that JAX
+keys its compiled programs on, so it works inside a user's own `jit` and `scan` too.
+piramida's own processes (the command, its tests and benchmarks) call `use_float64()`
+once instead. Two compilers run: Warp compiles the shot kernel
 (`physics.engine`) once per machine, and XLA compiles each jitted program per batch
 shape; both caches live under one project cache directory, so a second start compiles
 nothing. ``PIRAMIDA_CACHE_DIR`` moves it (``<dir>/jax`` and ``<dir>/warp``);
@@ -11,16 +17,23 @@ temporary directory).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import platform
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
 
 import jax
 import warp as wp
 
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "piramida"
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def cache_dir() -> Path | None:
@@ -31,9 +44,58 @@ def cache_dir() -> Path | None:
     return Path(configured) if configured else DEFAULT_CACHE_DIR
 
 
-def configure() -> None:
-    """Enable float64 and both persistent caches (idempotent; before Warp's first compile)."""
+@contextmanager
+def float64() -> Iterator[None]:
+    """Compute in float64 within this block (this thread only), whatever the process's setting."""
+    with jax.enable_x64(True):
+        yield
+
+
+class Float64NeededError(RuntimeError):
+    """A piramida function traced inside a caller's `jit` (or `vmap`, `scan`) while float64 is off."""
+
+
+def in_float64(function: Callable[P, R]) -> Callable[P, R]:
+    """`function`, run inside `float64()`: how a public entry point keeps its user's dtypes.
+
+    Called with traced arguments, inside a caller's transformation, it cannot: JAX lowers
+    a whole program at one float64 setting (an `argmax` traced in float64 and lowered in
+    float32 fails to compile), so the caller's transformation must run where float64 is on.
+    Float64NeededError says so and how, where JAX would fail later with a dtype mismatch.
+    """
+
+    @functools.wraps(function)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
+        if not jax.enable_x64.value and any(
+            isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves((args, kwargs))
+        ):
+            raise Float64NeededError(
+                f"{function.__qualname__} was traced inside your jit/vmap/scan while float64 is off. "
+                "piramida computes in float64, and JAX compiles a program at one setting: run your "
+                "transformation inside `with piramida.physics.runtime.float64():` (this thread only), "
+                'or call jax.config.update("jax_enable_x64", True) first'
+            )
+        with float64():
+            return function(*args, **kwargs)
+
+    return wrapped
+
+
+def in_float64_methods(cls: type[Any]) -> type[Any]:
+    """The class with each public method it defines run inside `float64()` (an env's surface)."""
+    for name, member in list(vars(cls).items()):
+        if inspect.isfunction(member) and (not name.startswith("_") or name in {"__init__", "__call__"}):
+            setattr(cls, name, in_float64(member))
+    return cls
+
+
+def use_float64() -> None:
+    """Compute in float64 everywhere in this process: for piramida's own programs, not a library's user."""
     jax.config.update("jax_enable_x64", True)
+
+
+def configure() -> None:
+    """Both persistent caches and Warp's settings (idempotent; before Warp's first compile)."""
     wp.config.quiet = True  # type: ignore[attr-defined]
     wp.config.log_level = wp.LOG_WARNING  # no line per module load
     # Nothing differentiates the kernel: building its adjoint doubled a cold start's build.

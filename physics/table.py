@@ -20,6 +20,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from piramida.physics.runtime import in_float64
+
 POCKET_NAMES: tuple[str, ...] = (
     "front-left",
     "front-right",
@@ -207,6 +209,7 @@ def _as_table(
     )
 
 
+@in_float64
 def rectangle(width: float, length: float, cushion_height: float | None = None) -> Table:
     """A pocketless table (for validation and drills): four cushions, no jaws.
 
@@ -226,6 +229,7 @@ def rectangle(width: float, length: float, cushion_height: float | None = None) 
     return _as_table(width, length, h, lines, [], [])
 
 
+@in_float64
 def pocket_table(spec: TableSpec) -> Table:
     """A six-pocket table built from `spec` exactly as pooltool builds `PocketTableSpecs`.
 

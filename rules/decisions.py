@@ -25,11 +25,12 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from piramida.rules import ids
 from piramida.rules import state as st
 
-BALLS = jnp.arange(ids.N_BALLS)
+BALLS = np.arange(ids.N_BALLS)  # numpy: canonicalised to the caller's int width where it is used
 SHOT_CLOCK_S = 45.0  # G26: the time for a shot, when the referee imposes the clock
 SHOT_CLOCK_WARNING_S = 10.0  # G26: the warning when this much is left
 BAD_PHASE, BAD_OPTION, BAD_BALL = 1, 2, 4  # `decide`'s invalid bits

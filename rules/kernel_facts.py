@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as np
 
 from piramida.physics.engine import facts as kf
 from piramida.physics.kernel import LogFacts, Snapshot
@@ -23,7 +24,7 @@ from piramida.rules.shot_facts import ShotFacts, other_cushion_table
 
 _BIT = {name: 1 << k for k, name in enumerate(kf.SHOT_BITS)}
 _LIMIT = kf.SHOT_FIELDS.index("limit")
-_PIECE_BITS = jnp.asarray(1 << jnp.arange(kf.N_PIECES), jnp.int32)
+_PIECE_BITS = np.asarray(1 << np.arange(kf.N_PIECES), np.int32)
 
 
 def _has(bits: Any, name: str) -> Any:

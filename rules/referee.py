@@ -21,6 +21,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from piramida.physics import events as ev
 from piramida.physics.kernel import LogFacts, ShotResult, Snapshot
@@ -30,7 +31,7 @@ from piramida.rules import verdict as vd
 from piramida.rules.respot import respot
 from piramida.rules.shot_facts import ShotFacts, explain, shot_facts
 
-BALLS = jnp.arange(ids.N_BALLS)
+BALLS = np.arange(ids.N_BALLS)  # numpy: canonicalised to the caller's int width where it is used
 
 
 @jax.tree_util.register_dataclass

@@ -14,14 +14,15 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.verdict import Cites
 
-BALLS = jnp.arange(ids.N_BALLS)
+BALLS = np.arange(ids.N_BALLS)  # numpy: canonicalised to the caller's int width where it is used
 # CLS-5.1: a ball scores its number, ball 1 scores 11 (ball 0 is the own ball, never scored).
-CLASSIC_VALUES = jnp.asarray([0, 11, *range(2, 16)], jnp.int32)
+CLASSIC_VALUES = np.asarray([0, 11, *range(2, 16)], np.int32)
 CLASSIC_LAST_BALL_BONUS = 10  # CLS-5.1, A-14: on top of the last ball's own value
 CLASSIC_FOUL_POINTS = 5  # CLS-5.6
 

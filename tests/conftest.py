@@ -17,6 +17,8 @@ import pytest
 
 import piramida.physics as ph
 
+ph.runtime.use_float64()  # the tests are piramida's own process (tests/test_float64_scope.py checks a user's)
+
 R = float(ph.PYRAMID_PARAMS.R)
 
 

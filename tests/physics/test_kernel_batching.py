@@ -201,6 +201,7 @@ CHILD = textwrap.dedent(
     import sys
     import jax, jax.numpy as jnp, numpy as np
     import piramida.physics as ph
+    ph.runtime.use_float64()
     devices, inputs, outputs = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     assert jax.device_count() == devices, jax.devices()
     data = np.load(inputs)

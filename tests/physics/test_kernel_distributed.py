@@ -36,6 +36,7 @@ CHILD = textwrap.dedent(
     import numpy as np
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
     import piramida.physics as ph
+    ph.runtime.use_float64()
     assert jax.process_count() == 2 and jax.device_count() == 2, jax.devices()
     data = np.load(inputs)
     half = data["r"].shape[0] // 2
