@@ -46,6 +46,7 @@ GAME_FIELDS = ("id", "version", "settings", "seed", "seq", "state", "record", "l
 BOTS = ("search", "greedy", "random", "trained", "trained:policy")
 LEVELS = ("easy", "medium", "strong", "strongest")
 SHOOTING = (st.BREAK, st.NORMAL, st.IN_HAND)
+LOG_SHOWN = 40  # the last moves a game's view carries
 SLOW_PLAY = 1 << vd.FOUL_NAMES.index("slow-play")
 log = logging.getLogger(__name__)
 
@@ -155,7 +156,8 @@ class Games:
             "pending": codec.pending_json(state, engine.DIMS),
             "own_ball": None if int(state.own_ball) < 0 else int(state.own_ball),
             "clock": clock.view(game["clock"], settings["shot_clock"], human),
-            "log": game["log"][-40:],
+            "log": game["log"][-LOG_SHOWN:],
+            "log_from": max(0, len(game["log"]) - LOG_SHOWN),  # the number of moves before the first shown
             "bot_error": game.get("bot_error"),
             "server_time": time.time(),
         }

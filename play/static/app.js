@@ -98,6 +98,13 @@ function shotBody() {
 
 // --- drawing ------------------------------------------------------------------------------
 
+// The canvas as large as its box allows, upright in a box taller than wide (a phone held upright).
+function fitTable() {
+  const box = $("table-box").getBoundingClientRect();
+  view.fit(box.width, box.height);
+  if (game) render();
+}
+
 function render() {
   if (!view) return;
   drawTable(ctx, view);
@@ -144,6 +151,9 @@ function drawAim(balls) {
   drawCue(ctx, view, me[1], me[2], ui.phi, ui.pull ?? pullOf(+$("power").value));
 }
 
+// Power as players say it, by the cue ball's speed (m/s): the word's upper bound, and the word.
+const POWER_WORDS = [[1.5, "soft"], [3, "medium"], [4.5, "firm"], [6.5, "hard"], [Infinity, "very hard"]];
+const powerWord = (speed) => POWER_WORDS.find(([top]) => speed < top)[1];
 const pullOf = (power) => 0.02 + PULL_MAX * (power - POWER_MIN) / (POWER_MAX - POWER_MIN);
 const powerOf = (pull) => Math.min(POWER_MAX, Math.max(POWER_MIN, POWER_MIN + (pull - 0.02) / PULL_MAX * (POWER_MAX - POWER_MIN)));
 
@@ -192,6 +202,7 @@ function updatePanel() {
   const free = s.variant === "free" && s.phase === "normal";
   $("mode-pick").hidden = !free;
   $("mode-call").hidden = !classic();
+  $("modes").hidden = !free && !classic(); // aiming is the only mode: no choice to show
   updateDecision();
   updateControls();
   $("over").hidden = game.to_move !== "over";
@@ -199,12 +210,14 @@ function updatePanel() {
   $("download").href = `/api/games/${game.id}/record`;
   const log = $("log");
   log.innerHTML = "";
-  for (const m of game.log) {
-    const li = document.createElement("li");
-    li.textContent = m.headline || m.words.join(" ");
+  game.log.forEach((m, k) => { // numbered by the page: a list marker cuts long numbers short
+    const li = document.createElement("li"), n = document.createElement("span");
+    n.className = "n";
+    n.textContent = `${game.log_from + k + 1}.`;
+    li.append(n, m.headline || m.words.join(" "));
     li.title = m.words.join(" ");
     log.appendChild(li);
-  }
+  });
   log.scrollTop = 1e6;
   const cv = $("call-out");
   cv.hidden = !classic();
@@ -331,7 +344,12 @@ function resetTurn() {
   document.querySelector('input[name=mode][value=aim]').checked = true;
 }
 
-function setPower(v) { $("power").value = v; $("power-out").textContent = `${(+$("power").value).toFixed(1)} m/s`; }
+function setPower(v) {
+  $("power").value = v;
+  const speed = +$("power").value;
+  $("power-word").textContent = powerWord(speed);
+  $("power-ms").textContent = `${speed.toFixed(1)} m/s`;
+}
 
 // Every switch to another game (new, rematch) starts a new epoch: a move, an animation or a
 // bot's answer still on its way for the old game finds the epoch changed and is dropped.
@@ -513,7 +531,8 @@ canvas.addEventListener("pointerdown", (event) => {
     ui.drag = "place";
   } else if (onCue(p)) { // pull the cue back: the further, the harder; let go to shoot
     ui.drag = "cue";
-    ui.grip = pullAt(p) - pullOf(+$("power").value);
+    ui.pullFrom = pullOf(+$("power").value);
+    ui.grip = pullAt(p) - ui.pullFrom;
     ui.pulled = false;
   } else {
     ui.drag = "aim";
@@ -528,7 +547,7 @@ canvas.addEventListener("pointermove", (event) => {
   if (ui.drag === "place") { ui.place = clampTo(regionBox(view.table, game.region), p[0], p[1]); aimChanged(); }
   else if (ui.drag === "cue") {
     const pull = Math.min(PULL_MAX + 0.02, Math.max(0.02, pullAt(p) - ui.grip));
-    ui.pulled ||= Math.abs(pull - pullOf(+$("power").value)) > 0.01;
+    ui.pulled ||= Math.abs(pull - ui.pullFrom) > 0.01; // from where the pull started: a slow pull counts
     ui.pull = pull;
     setPower(powerOf(pull).toFixed(1));
     render();
@@ -681,6 +700,8 @@ async function main() {
   showMute();
   const [table] = await Promise.all([api("GET", "/api/table"), waitReady(), api("GET", "/api/levels").then((l) => { levels = l; })]);
   view = new View(canvas, table);
+  fitTable();
+  new ResizeObserver(fitTable).observe($("table-box"));
   showOpponents();
   drawSpin();
   const id = new URLSearchParams(location.search).get("game");
