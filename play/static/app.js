@@ -22,7 +22,9 @@ const STROKE_S = 0.18; // s the cue takes to reach the ball before the balls mov
 const AIM_DEBOUNCE_MS = 40; // the aiming line is asked for this long after the aim stops changing
 const CONTACTS = { normal: 2, training: 5 }; // the aiming line's contacts (engine.AIM_CONTACTS)
 
-let view = null, game = null, anim = null, replay = null, levels = null, warm = null;
+let view = null, game = null, anim = null, replay = null, levels = null, warm = null, rulebook = null;
+let botState = null; // while the bot thinks: whether its move compiles first (GET /api/games/{id}/bot)
+let lastHint = null; // the bot's choice in the human's place (practice)
 let clockOffset = 0; // local time - server time, s
 let thinkingSince = null; // when the bot was asked (performance.now())
 let aimLine = null, aimTimer = null, aimAsked = 0;
@@ -208,6 +210,9 @@ function updatePanel() {
   $("over").hidden = game.to_move !== "over";
   if (game.to_move === "over") $("over-text").textContent = `${who[s.winner]} won ${s.scores[s.winner]}:${s.scores[1 - s.winner]}.`;
   $("download").href = `/api/games/${game.id}/record`;
+  $("replay-link").href = `/?replay=${game.id}`;
+  $("share-file").href = `/api/games/${game.id}/record`;
+  $("practice").hidden = !game.settings.practice || !!replay;
   const log = $("log");
   log.innerHTML = "";
   game.log.forEach((m, k) => { // numbered by the page: a list marker cuts long numbers short
@@ -233,24 +238,40 @@ function updateControls() {
   $("shoot").textContent = myShot() && classic() && !ui.call.pocket ? "Shoot without a call" : "Shoot";
   $("shot-controls").disabled = !myShot();
   for (const b of $("decision-buttons").querySelectorAll("button")) b.disabled = !idle();
+  $("undo").disabled = !idle() || !!replay || !game.log.length;
+  $("hint").disabled = !idle() || !!replay || !myShot();
 }
 
 function updateAimOut() {
   $("aim-out").textContent = `Aim ${ui.phi.toFixed(1)}°: ← → turn 0.1°, with Shift 1°`;
 }
 
+// The bot's first move on this server compiles its programs (up to minutes at the deepest
+// level): while it does, the page says so rather than "thinking".
 function updateThinking() {
   if (thinkingSince === null) return;
   const seconds = (performance.now() - thinkingSince) / 1000;
-  const step = warm && warm.steps.find((s) => s.name.startsWith("the bot") && s.seconds === null);
-  $("thinking-time").textContent = `${seconds.toFixed(1)} s${step ? " (getting ready: its first move compiles)" : ""}`;
+  const preparing = botState && botState.state !== "ready";
+  $("thinking-what").textContent = preparing
+    ? "The bot is preparing its first move (compiling, once per server)" : "The bot is thinking";
+  $("thinking-time").textContent = `${seconds.toFixed(1)} s`;
+}
+
+async function watchBot(token) {
+  while (token === epoch && document.body.dataset.busy === "thinking" && botState.state !== "ready") {
+    await sleep(500);
+    try { botState = await api("GET", `/api/games/${game.id}/bot`); } catch { return; }
+    updateThinking();
+  }
 }
 
 function updateDecision() {
   const box = $("decision"), p = game.pending;
   box.hidden = !(p && game.to_move === "human");
   if (box.hidden) return;
-  const take = p.takes_ball ? ` Click a ball to take (eligible: ${p.eligible_balls.join(", ")}); chosen: ${ui.take}.` : "";
+  const take = !p.takes_ball ? "" : classic()
+    ? ` Tap a ball to take (eligible: ${p.eligible_balls.join(", ")}); chosen: ${ui.take}.`
+    : " Tap the ball to take: the chosen one is ringed in red."; // the balls carry no numbers
   $("decision-text").textContent = `Your decision (${p.kind}).${take}`;
   const buttons = $("decision-buttons");
   buttons.innerHTML = "";
@@ -258,7 +279,7 @@ function updateDecision() {
   for (const option of options) {
     const b = document.createElement("button");
     b.type = "button";
-    b.textContent = option ? OPTION_LABELS[option] || option : `Take ball ${ui.take}`;
+    b.textContent = option ? OPTION_LABELS[option] || option : classic() ? `Take ball ${ui.take}` : "Take the ringed ball";
     b.dataset.option = option || "take";
     b.onclick = () => decide(option);
     buttons.appendChild(b);
@@ -279,16 +300,68 @@ function updateClock() {
 
 // --- the verdict --------------------------------------------------------------------------
 
+// A rule id as the referee cites it: G6(1), G12.2-N, FREE-7, DYN-7(2), A-13.
+const RULE_ID = /\b((?:G|FREE-|COMB-|DYN-|CLS-|A-)\d+(?:\.\d+)*(?:\(\d+(?:\.\d+)?\))?(?:-N\d*)?)/g;
+
+// The plain sentence of a rule, or of the rule it is part of: G20(1.1) -> G20(1) -> G20.
+const RULE_PART = /(\([^)]*\)|-N\d*|\.\d+)$/;
+function ruleSentence(id) {
+  for (let at = id; ; at = at.replace(RULE_PART, "")) {
+    if (rulebook.rules[at]) return `${at}: ${rulebook.rules[at]}`;
+    if (!RULE_PART.test(at)) return null;
+  }
+}
+
+// A sentence with each rule it cites as a button that opens the rule in plain words below it.
+function citing(sentence) {
+  const p = document.createElement("p");
+  let last = 0;
+  for (const m of sentence.matchAll(RULE_ID)) {
+    const plain = ruleSentence(m[1]);
+    if (!plain) continue;
+    p.append(sentence.slice(last, m.index));
+    const cite = document.createElement("button");
+    cite.type = "button"; cite.className = "cite"; cite.textContent = m[1]; cite.title = plain;
+    cite.onclick = () => {
+      const open = p.querySelector(`.cite-text[data-rule="${CSS.escape(m[1])}"]`);
+      if (open) { open.remove(); return; }
+      const text = document.createElement("span");
+      text.className = "cite-text"; text.dataset.rule = m[1]; text.textContent = plain;
+      text.style.display = "block";
+      p.appendChild(text);
+    };
+    p.append(cite);
+    last = m.index + m[0].length;
+  }
+  p.append(sentence.slice(last));
+  return p;
+}
+
 function showVerdict(move) {
   $("headline").textContent = move.headline || move.words[0] || "";
   const rules = $("rules-text");
   rules.innerHTML = "";
-  for (const w of move.words) {
-    const p = document.createElement("p");
-    p.textContent = w;
-    rules.appendChild(p);
-  }
+  for (const w of move.words) rules.appendChild(citing(w));
   $("rules").hidden = !move.words.length;
+}
+
+// The Rules panel: each game in plain words, the one on the table first.
+function showRulebook() {
+  const box = $("rules-variants"), now = game ? game.settings.variant : null;
+  box.innerHTML = "";
+  const variants = [...rulebook.variants].sort((a, b) => (b.name === now) - (a.name === now));
+  for (const v of variants) {
+    const section = document.createElement("section"), h = document.createElement("h3"), dl = document.createElement("dl");
+    section.dataset.variant = v.name;
+    h.textContent = v.title;
+    for (const point of v.points) {
+      const dt = document.createElement("dt"), dd = document.createElement("dd");
+      dt.textContent = point.name; dd.textContent = point.text;
+      dl.append(dt, dd);
+    }
+    section.append(h, dl);
+    box.appendChild(section);
+  }
 }
 
 function clearVerdict() { $("headline").textContent = ""; $("rules").hidden = true; }
@@ -330,12 +403,15 @@ function setGame(next) {
   const level = levelOf(game.settings);
   if (level) { $("opponent").value = level; showOpponentLine(); }
   $("shot-clock").checked = game.settings.shot_clock;
-  history.replaceState(null, "", `?game=${game.id}`);
+  $("practice-mode").checked = game.settings.practice;
+  if (!replay) history.replaceState(null, "", `?game=${game.id}`);
+  if (rulebook) showRulebook();
   updatePanel();
   if (newTurn) aimChanged(); else render();
 }
 
 function resetTurn() {
+  lastHint = null; $("hint-out").textContent = "";
   ui.own = null; ui.call = {}; ui.drag = null; ui.pull = null;
   ui.take = game.pending && game.pending.default ? game.pending.default.ball ?? null : null;
   ui.place = placing() ? naturalPoint(view.table, game.region) : null;
@@ -401,7 +477,9 @@ async function playMove(result) {
 async function botTurns() {
   if (game.to_move !== "bot" || replay) { setBusy("idle"); return; }
   const token = epoch, t0 = performance.now();
+  botState = game.bot;
   setBusy("thinking");
+  watchBot(token);
   try {
     const result = await api("POST", `/api/games/${game.id}/bot`, { seq: game.seq });
     if (token !== epoch) return;
@@ -606,15 +684,58 @@ async function newGame(path, body) {
   try { switchGame(await api("POST", path, body)); } catch (err) { showError(err.message); }
 }
 $("rematch").addEventListener("click", () => newGame(`/api/games/${game.id}/rematch`));
+$("undo").addEventListener("click", () => { if (idle()) send(`/api/games/${game.id}/undo`, { seq: game.seq }); });
+$("hint").addEventListener("click", askHint);
+
+// Practice: the bot's choice in the human's place, taken as the aim (the aiming line draws it).
+async function askHint() {
+  if (!idle() || !myShot()) return;
+  const token = epoch, seq = game.seq;
+  $("hint-out").textContent = "The bot is looking…";
+  try {
+    const hint = await api("POST", `/api/games/${game.id}/hint`, { seq });
+    if (token !== epoch || seq !== game.seq) return;
+    const s = hint.strike;
+    lastHint = hint;
+    if (!placing()) ui.own = s.ball;
+    if (hint.place) ui.place = [hint.place.x, hint.place.y];
+    if (hint.call) ui.call = { ...hint.call };
+    Object.assign(ui, { phi: s.phi, a: s.a, b: s.b, mode: "aim" });
+    setPower(Math.min(POWER_MAX, Math.max(POWER_MIN, s.speed)).toFixed(1));
+    $("hint-out").textContent = `Hint: the bot would play this, ${powerWord(s.speed)}${hint.call ? `, calling ball ${hint.call.ball}` : ""}.`;
+    drawSpin();
+    updatePanel();
+    aimChanged();
+  } catch (err) { $("hint-out").textContent = ""; showError(err.message); }
+}
 $("extension").addEventListener("click", async () => {
   try { setGame(await api("POST", `/api/games/${game.id}/extension`)); } catch (err) { showError(err.message); }
 });
-$("start").addEventListener("click", () => {
+function pickedSettings() {
   const level = levels.levels.find((l) => l.name === $("opponent").value);
   const chosen = level ? level.settings : levels.settings; // "the server's own": the command line's bot
-  const settings = { variant: $("variant").value, shot_clock: $("shot-clock").checked, bot: chosen.bot, level: chosen.level, noise: chosen.noise };
-  newGame("/api/games", { settings });
-});
+  return {
+    variant: $("variant").value, shot_clock: $("shot-clock").checked, practice: $("practice-mode").checked,
+    bot: chosen.bot, level: chosen.level, noise: chosen.noise,
+  };
+}
+$("start").addEventListener("click", () => newGame("/api/games", { settings: pickedSettings() }));
+
+// A level picked: the server compiles its bot now, while the player sets up, and the page says
+// how that goes; a bot that has moved on this server is ready at once.
+let warming = 0;
+async function warmPicked() {
+  const mine = ++warming;
+  for (;;) {
+    let status;
+    try { status = await api("POST", "/api/warm", { settings: pickedSettings() }); } catch (err) { showError(err.message); return; }
+    if (mine !== warming) return; // another level was picked meanwhile
+    $("opponent-ready").textContent = status.state === "ready" ? "" :
+      `Getting this bot ready: compiling its moves, once per server… ${Math.round(status.seconds || 0)} s`;
+    if (status.state === "ready") return;
+    await sleep(1000);
+  }
+}
 
 function showOpponents() {
   const select = $("opponent");
@@ -629,7 +750,7 @@ function showOpponents() {
     select.appendChild(option);
   }
   select.value = levels.default || "server";
-  select.addEventListener("change", showOpponentLine);
+  select.addEventListener("change", () => { showOpponentLine(); warmPicked(); });
   showOpponentLine();
 }
 
@@ -646,15 +767,19 @@ $("load").addEventListener("change", async () => {
   showError("");
   setBusy("thinking-referee");
   try {
-    const data = await api("POST", "/api/replay", await file.text(), "application/jsonl");
-    replay = { ...data, index: -1, positions: [] };
-    $("replay").hidden = false;
-    const r = data.report;
-    $("replay-report").textContent = `${r.entries} moves; verdicts ${r.reproduced ? "reproduced" : "NOT reproduced"} by the referee.`;
-    await replayStep(0);
+    await startReplay(await api("POST", "/api/replay", await file.text(), "application/jsonl"));
   } catch (err) { showError(err.message); }
   setBusy("idle");
 });
+
+async function startReplay(data) {
+  replay = { ...data, index: -1, positions: [] };
+  $("replay").hidden = false;
+  $("practice").hidden = true;
+  const r = data.report;
+  $("replay-report").textContent = `${r.entries} moves; verdicts ${r.reproduced ? "reproduced" : "NOT reproduced"} by the referee.`;
+  await replayStep(0);
+}
 
 async function replayStep(index) {
   if (!replay || !replay.steps.length) return;
@@ -673,7 +798,9 @@ $("replay-prev").addEventListener("click", () => replayStep(replay.index - 1));
 $("replay-next").addEventListener("click", () => replayStep(replay.index + 1));
 $("replay-exit").addEventListener("click", () => {
   epoch += 1; anim = null; replay = null; // a replayed shot still rolling stops here
-  $("replay").hidden = true; setBusy("idle"); render(); botTurns();
+  $("replay").hidden = true; setBusy("idle");
+  history.replaceState(null, "", `?game=${game.id}`);
+  updatePanel(); render(); botTurns();
 });
 
 // --- start --------------------------------------------------------------------------------
@@ -698,15 +825,22 @@ async function waitReady() {
 
 async function main() {
   showMute();
-  const [table] = await Promise.all([api("GET", "/api/table"), waitReady(), api("GET", "/api/levels").then((l) => { levels = l; })]);
+  const [table] = await Promise.all([
+    api("GET", "/api/table"), waitReady(),
+    api("GET", "/api/levels").then((l) => { levels = l; }), api("GET", "/api/rules").then((r) => { rulebook = r; }),
+  ]);
   view = new View(canvas, table);
   fitTable();
   new ResizeObserver(fitTable).observe($("table-box"));
   showOpponents();
   drawSpin();
-  const id = new URLSearchParams(location.search).get("game");
+  const params = new URLSearchParams(location.search), shared = params.get("replay"), id = shared || params.get("game");
   try {
     setGame(id ? await api("GET", `/api/games/${id}`) : await api("POST", "/api/games", {}));
+    if (shared) { // a replay link: the frame as it was played
+      history.replaceState(null, "", `?replay=${shared}`);
+      await startReplay(await api("GET", `/api/games/${shared}/replay`));
+    }
   } catch (err) {
     showError(`${err.message}: a new game instead`);
     setGame(await api("POST", "/api/games", {}));
@@ -728,6 +862,8 @@ window.piramida = {
   game: () => game,
   positions: () => (anim ? anim.positions : null),
   aimLine: () => aimLine,
+  hint: () => lastHint,
+  view: () => ({ upright: view.upright, pxPerMetre: view.cssScale }),
   cue: () => (anim ? anim.cue : null),
   heard: () => sounds.heard,
   timings,
