@@ -777,7 +777,7 @@ async function startReplay(data) {
   $("replay").hidden = false;
   $("practice").hidden = true;
   const r = data.report;
-  $("replay-report").textContent = `${r.entries} moves; verdicts ${r.reproduced ? "reproduced" : "NOT reproduced"} by the referee.`;
+  $("replay-report").textContent = `${r.entries} move${r.entries === 1 ? "" : "s"}; verdicts ${r.reproduced ? "reproduced" : "NOT reproduced"} by the referee.`;
   await replayStep(0);
 }
 
