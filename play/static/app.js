@@ -22,7 +22,7 @@ const STROKE_S = 0.18; // s the cue takes to reach the ball before the balls mov
 const AIM_DEBOUNCE_MS = 40; // the aiming line is asked for this long after the aim stops changing
 const CONTACTS = { normal: 2, training: 5 }; // the aiming line's contacts (engine.AIM_CONTACTS)
 
-let view = null, game = null, anim = null, replay = null, levels = null, warm = null, rulebook = null;
+let view = null, game = null, anim = null, replay = null, levels = null, rulebook = null;
 let botState = null; // while the bot thinks: whether its move compiles first (GET /api/games/{id}/bot)
 let lastHint = null; // the bot's choice in the human's place (practice)
 let clockOffset = 0; // local time - server time, s
@@ -327,7 +327,6 @@ function citing(sentence) {
       if (open) { open.remove(); return; }
       const text = document.createElement("span");
       text.className = "cite-text"; text.dataset.rule = m[1]; text.textContent = plain;
-      text.style.display = "block";
       p.appendChild(text);
     };
     p.append(cite);
@@ -806,10 +805,11 @@ $("replay-exit").addEventListener("click", () => {
 // --- start --------------------------------------------------------------------------------
 
 // "Preparing the table... (k of n)" until the server's programs are compiled (play/warmup.py);
-// then the rest warms up while the human plays, and the bot's thinking time says so.
+// then the rest warms up while the human plays, and the bot's thinking line says when its
+// first move still compiles (`watchBot`).
 async function waitReady() {
   for (;;) {
-    warm = await api("GET", "/api/ready");
+    const warm = await api("GET", "/api/ready");
     const done = warm.steps.filter((s) => s.needed && s.seconds !== null).length;
     $("preparing-bar").max = Math.max(warm.needed, 1);
     $("preparing-bar").value = done;
@@ -818,9 +818,6 @@ async function waitReady() {
     await sleep(250);
   }
   $("preparing").hidden = true;
-  (async () => { // the rest, for the thinking line
-    while (warm.done < warm.total) { await sleep(1000); warm = await api("GET", "/api/ready"); }
-  })();
 }
 
 async function main() {
