@@ -5,9 +5,10 @@ a message naming what is wrong), then the move is played (`engine`), and the gam
 saved (`store`) before the answer goes out, so a crash, a bot error or a restart never
 loses a move that was answered. A game is a JSON dict:
 
-    {"id", "version", "settings": {variant, bot, level, noise, human, shot_clock},
-     "seed", "seq" (moves so far), "state" (`rules.codec` state JSON),
-     "record" (the match record's entries), "log" (each move's headline and rule sentences),
+    {"id", "version", "settings": {variant, bot, level, noise, human, shot_clock, practice},
+     "seed", "seq" (changes so far: moves and take-backs), "state" (`rules.codec` state JSON),
+     "record" (the match record's entries), "log" (each move's headline and rule sentences,
+     and the record's length after it: "moves"),
      "clock" {"started", "extended", "extensions"}, "bot_error"}
 
 The bot moves only when asked (`bot_move`): the page asks while it shows the thinking
@@ -350,6 +351,7 @@ class Games:
     # --- practice -----------------------------------------------------------------------
 
     def _practice(self, game: dict[str, Any], what: str) -> None:
+        """409 unless `game` is a practice game: a match's shots stand as played."""
         if not game["settings"]["practice"]:
             raise PlayError(409, f"{what} only in a practice game: start a new game with practice on")
 
@@ -396,6 +398,7 @@ class Games:
         fields = read_object(body if body is not None else {}, "body", ("seq",))
         self._check_turn(game, state, fields, human=True, shot=True)
         settings = Settings(**game["settings"])
+        # a key no move of the bot's uses (theirs fold in the move number alone)
         key = jax.random.fold_in(jax.random.PRNGKey(game["seed"]), 10**6 + game["seq"])
         with self._playing(settings) as agent:
             move = engine.bot_move(agent, state, key)
