@@ -138,7 +138,7 @@ def test_each_rule_cited_opens_in_plain_words_and_the_rules_panel_explains_each_
     variants = page.eval_on_selector_all("#rules-variants section", "els => els.map(e => e.dataset.variant)")
     assert variants == ["free", "combined", "dynamic", "classic"]  # the game on the table first
     free = page.inner_text("#rules-variants section[data-variant=free]")
-    for point in ("Aim", "Scoring", "Fouls", "Penalties", "be the first to pot eight balls"):
+    for point in ("Aim", "Scoring", "Fouls", "Penalties", "Be the first to pot eight balls."):
         assert point in free
     assert "71 points" in page.inner_text("#rules-variants section[data-variant=classic]")
     shot(page, "play-rules")
