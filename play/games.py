@@ -386,6 +386,41 @@ class Games:
             }
             return self._commit(game, move, engine.still(state), None)
 
+    def layout(self, game_id: str, body: Any) -> dict[str, Any]:
+        """`{"seq"?, "balls": [{id, x, y}]}`: the balls on the table placed anew (practice games only).
+
+        Only where the human is to shoot from where the balls lie, and only the balls on the
+        table, each placed where a shot can start (`engine.read_state`). The frame's record
+        starts again from the new position, so it still replays move by move.
+        """
+        with self.store.lock(game_id):
+            game = self.load(game_id)
+            self._practice(game, "balls are placed freely")
+            state = _state(game)
+            fields = read_object(body, "body", ("seq", "balls"))
+            self._check_turn(game, state, fields, human=True, shot=True)
+            if int(state.phase) != st.NORMAL:
+                raise PlayError(409, "balls are placed only when you shoot from where they lie")
+            balls = fields.get("balls")
+            if not isinstance(balls, list):
+                raise FieldError("balls: expected a list of {id, x, y}")
+            on_table = sorted(ball["id"] for ball in game["state"]["balls"])
+            if sorted(_ball_id(ball, f"balls[{k}]") for k, ball in enumerate(balls)) != on_table:
+                raise FieldError(f"balls: expected the balls on the table, each once: ids {on_table}")
+            placed = engine.read_state(game["state"] | {"balls": balls}, int(state.variant), "layout")
+            game["state"] = codec.state_to_json(placed)
+            game["record"] = []
+            game["log"] = []
+            game["seq"] += 1
+            self._restart_clock(game, placed, 0.0)
+            move = {
+                "by": game["settings"]["human"],
+                "kind": "layout",
+                "headline": "You placed the balls: play from here.",
+                "words": ["The balls stand where you placed them (practice); the record starts here."],
+            }
+            return self._commit(game, move, engine.still(placed), None)
+
     def hint(self, game_id: str, body: Any = None) -> dict[str, Any]:
         """`{"seq"?}`: the shot the bot would play in the human's place, unplayed, with its paths.
 
@@ -625,6 +660,11 @@ def read_game(value: Any, game_id: str, defaults: Settings) -> dict[str, Any]:
     if fields["bot_error"] is not None and not isinstance(fields["bot_error"], str):
         raise FieldError(f"bot_error: expected text or null, got {shown(fields['bot_error'])}")
     return fields | {"settings": asdict(settings)}
+
+
+def _ball_id(value: Any, path: str) -> int:
+    """A placed ball's id (`{id, x, y}`; the codec reads its place)."""
+    return read_int(read_object(value, path, ("id", "x", "y")).get("id"), f"{path}.id", 0, ids.N_BALLS - 1)
 
 
 def _strike(fields: dict[str, Any]) -> ph.Strike:

@@ -18,6 +18,7 @@ Routes (JSON in and out unless said otherwise):
     POST /api/games/{id}/bot        the bot's next move
     POST /api/games/{id}/undo       practice: take back the human's last shot
     POST /api/games/{id}/hint       practice: the shot the bot would play in the human's place
+    POST /api/games/{id}/layout     practice: the balls on the table placed anew {"balls": [{id, x, y}]}
     POST /api/games/{id}/extension  G26: another 45 s for this shot
     POST /api/games/{id}/rematch    a new frame, the other player breaking (G13)
     GET  /api/games/{id}/record     the match record, JSON Lines (a download)
@@ -326,6 +327,7 @@ def create_app(
         Route("/api/games/{game_id}/bot", endpoint(games.bot_move, read=_json), methods=["POST"]),
         Route("/api/games/{game_id}/undo", endpoint(games.undo, read=_json), methods=["POST"]),
         Route("/api/games/{game_id}/hint", endpoint(games.hint, read=_json), methods=["POST"]),
+        Route("/api/games/{game_id}/layout", endpoint(games.layout, read=_json), methods=["POST"]),
         Route("/api/games/{game_id}/extension", endpoint(games.extension), methods=["POST"]),
         Route("/api/games/{game_id}/rematch", endpoint(games.rematch, status=201), methods=["POST"]),
         Route("/api/games/{game_id}/record", endpoint(download)),

@@ -31,7 +31,8 @@ let aimLine = null, aimTimer = null, aimAsked = 0;
 // ms the page waited (the aiming line, the bot's move) and the aiming line's ms on the server: tests, README.
 const timings = { aim: [], aimServer: [], bot: [] };
 const sounds = new Sounds();
-const ui = { mode: "aim", phi: 90, a: 0, b: 0, own: null, place: null, call: {}, take: null, drag: null, pull: null };
+// `layout`: practice, the balls as the player places them ([id, x, y]), until sent; else null.
+const ui = { mode: "aim", phi: 90, a: 0, b: 0, own: null, place: null, call: {}, take: null, drag: null, pull: null, layout: null };
 
 // The server refuses a body that is not of a JSON type (server.py): every body names its type.
 async function api(method, path, body, type = "application/json") {
@@ -118,6 +119,7 @@ function render() {
     return;
   }
   if (replay) { drawBalls(ctx, view, replay.positions, numbered); return; }
+  if (ui.layout) { drawBalls(ctx, view, ui.layout, numbered); return; }
   const highlight = new Set();
   if (game.pending && game.to_move === "human" && ui.take !== null) highlight.add(ui.take);
   if (classic() && ui.call.ball !== undefined) highlight.add(ui.call.ball);
@@ -239,7 +241,11 @@ function updateControls() {
   $("shot-controls").disabled = !myShot();
   for (const b of $("decision-buttons").querySelectorAll("button")) b.disabled = !idle();
   $("undo").disabled = !idle() || !!replay || !game.log.length;
-  $("hint").disabled = !idle() || !!replay || !myShot();
+  $("hint").disabled = !idle() || !!replay || !myShot() || !!ui.layout;
+  $("place-balls").disabled = !idle() || !!replay || !myShot() || st().phase !== "normal";
+  $("place-balls").textContent = ui.layout ? "Play from here" : "Place balls";
+  $("place-balls").setAttribute("aria-pressed", String(!!ui.layout));
+  $("shoot").disabled ||= !!ui.layout;
 }
 
 function updateAimOut() {
@@ -411,7 +417,7 @@ function setGame(next) {
 
 function resetTurn() {
   lastHint = null; $("hint-out").textContent = "";
-  ui.own = null; ui.call = {}; ui.drag = null; ui.pull = null;
+  ui.own = null; ui.layout = null; ui.call = {}; ui.drag = null; ui.pull = null;
   ui.take = game.pending && game.pending.default ? game.pending.default.ball ?? null : null;
   ui.place = placing() ? naturalPoint(view.table, game.region) : null;
   if (st().phase === "break") { ui.phi = 90; setPower(8); } else setPower(Math.min(+$("power").value, 4));
@@ -587,6 +593,11 @@ canvas.addEventListener("pointerdown", (event) => {
   sounds.unlock();
   if (!game || !idle() || replay || game.to_move !== "human") return;
   const p = view.fromEvent(event), balls = ballsNow();
+  if (ui.layout) { // practice: drag any ball on the table
+    const hit = ballAt(p, ui.layout);
+    if (hit) { ui.drag = "ball"; ui.moving = hit[0]; canvas.setPointerCapture(event.pointerId); }
+    return;
+  }
   if (game.pending) {
     const hit = ballAt(p, balls);
     if (hit && game.pending.eligible_balls.includes(hit[0])) ui.take = hit[0];
@@ -622,6 +633,11 @@ canvas.addEventListener("pointermove", (event) => {
   if (!ui.drag) return;
   const p = view.fromEvent(event);
   if (ui.drag === "place") { ui.place = clampTo(regionBox(view.table, game.region), p[0], p[1]); aimChanged(); }
+  else if (ui.drag === "ball") {
+    const ball = ui.layout.find((b) => b[0] === ui.moving);
+    [ball[1], ball[2]] = clampTo(regionBox(view.table, "anywhere"), p[0], p[1]);
+    render();
+  }
   else if (ui.drag === "cue") {
     const pull = Math.min(PULL_MAX + 0.02, Math.max(0.02, pullAt(p) - ui.grip));
     ui.pulled ||= Math.abs(pull - ui.pullFrom) > 0.01; // from where the pull started: a slow pull counts
@@ -685,6 +701,13 @@ async function newGame(path, body) {
 $("rematch").addEventListener("click", () => newGame(`/api/games/${game.id}/rematch`));
 $("undo").addEventListener("click", () => { if (idle()) send(`/api/games/${game.id}/undo`, { seq: game.seq }); });
 $("hint").addEventListener("click", askHint);
+// Practice: the first press lets the balls be dragged anywhere; the second plays from there.
+$("place-balls").addEventListener("click", () => {
+  if (!idle()) return;
+  if (!ui.layout) { ui.layout = ballsNow().map((b) => [...b]); aimLine = null; updateControls(); render(); return; }
+  const balls = ui.layout.map(([id, x, y]) => ({ id, x, y }));
+  send(`/api/games/${game.id}/layout`, { seq: game.seq, balls });
+});
 
 // Practice: the bot's choice in the human's place, taken as the aim (the aiming line draws it).
 async function askHint() {

@@ -187,3 +187,23 @@ def test_a_replay_link_opens_the_finished_frame_and_its_file_downloads(
         assert friend.inner_text("#headline") == "The player potted a ball. The player won the frame 8:5."
         assert f"?replay={game_id}" in friend.url
         shot(friend, "play-replay-link")
+
+
+def test_practice_places_the_balls_by_hand(page: Page, base_url: str) -> None:
+    new_game(page, base_url, settings=PRACTICE, state=NEAR_END)
+    page.wait_for_selector("body[data-busy=idle]", state="attached")
+    page.click("#place-balls")
+    assert page.inner_text("#place-balls") == "Play from here" and page.is_disabled("#shoot")
+    page.mouse.move(*at(page, 1.2, 3.0))  # ball 14
+    page.mouse.down()
+    page.mouse.move(*at(page, 1.0, 2.0), steps=6)
+    page.mouse.up()
+    page.click("#place-balls")
+    page.wait_for_function("window.piramida.game().seq === 1 && document.body.dataset.busy === 'idle'")
+    moved = next(b for b in game(page)["state"]["balls"] if b["id"] == 14)
+    assert (moved["x"], moved["y"]) == pytest.approx((1.0, 2.0), abs=0.02)
+    assert page.inner_text("#headline") == "You placed the balls: play from here."
+    assert page.inner_text("#place-balls") == "Place balls"
+    page.mouse.click(*at(page, 0.40, 0.40))  # Free: pick the ball to strike, and play from here
+    assert not page.is_disabled("#shoot")
+    shot(page, "play-practice-placed")

@@ -182,3 +182,50 @@ def test_a_replay_link_replays_the_frame_as_played(tmp_path: Path) -> None:
     assert shown["steps"][0]["headline"] == "The player potted a ball. The player won the frame 8:5."
     assert shown["steps"][0]["animation"]["frames"] == won["move"]["animation"]["frames"]
     assert client.get("/api/games/0123456789abcdef/replay").status_code == 404
+
+
+def test_practice_places_the_balls_freely_and_the_record_starts_there(tmp_path: Path) -> None:
+    client = make_client(tmp_path)
+    game = new_game(client, settings=PRACTICE, state=NEAR_END)
+    url = f"/api/games/{game['id']}"
+    moved = [ball | {"x": 1.0, "y": 2.0} if ball["id"] == 14 else ball for ball in NEAR_END["balls"]]
+    response = client.post(f"{url}/layout", json={"seq": 0, "balls": moved})
+    assert response.status_code == 200, response.text
+    placed = response.json()["game"]
+    assert placed["state"]["balls"] == moved and placed["seq"] == 1 and placed["to_move"] == "human"
+    assert [line["headline"] for line in placed["log"]] == ["You placed the balls: play from here."]
+    won = client.post(f"{url}/shot", json=WINNING_SHOT).json()["game"]
+    assert won["to_move"] == "over"
+    replayed = client.get(f"{url}/replay").json()
+    assert replayed["report"]["reproduced"] and len(replayed["steps"]) == 1  # from the placed balls on
+    assert replayed["steps"][0]["state"]["balls"] == moved
+
+
+@pytest.mark.parametrize(
+    ("balls", "message"),
+    [
+        (None, "balls: expected a list"),
+        ([{"id": 0, "x": 0.4, "y": 0.4}], "balls: expected the balls on the table, each once: ids [0, 13"),
+        ([{"id": "0", "x": 0.4, "y": 0.4}], "balls[0].id: expected an integer"),
+        ([{"id": 0, "x": 0.4, "y": 0.4, "z": 1}, *NEAR_END["balls"][1:]], "z"),
+        ([{"id": 0, "x": 0.14, "y": 0.14}, *NEAR_END["balls"][1:]], "layout.balls"),  # on ball 13
+        ([{"id": 0, "x": 9.0, "y": 0.4}, *NEAR_END["balls"][1:]], "layout.balls"),  # off the cloth
+    ],
+)
+def test_placing_balls_badly_is_422_naming_what_is_wrong(tmp_path: Path, balls: Any, message: str) -> None:
+    client = make_client(tmp_path)
+    game = new_game(client, settings=PRACTICE, state=NEAR_END)
+    response = client.post(f"/api/games/{game['id']}/layout", json={"balls": balls})
+    assert response.status_code == 422 and message in response.json()["error"], response.text
+    assert client.get(f"/api/games/{game['id']}").json()["seq"] == 0  # nothing changed
+
+
+def test_balls_are_placed_only_in_practice_when_the_human_shoots_from_the_position(tmp_path: Path) -> None:
+    client = make_client(tmp_path)
+    body = {"balls": NEAR_END["balls"]}
+    match = new_game(client, state=NEAR_END)
+    refused = client.post(f"/api/games/{match['id']}/layout", json=body)
+    assert refused.status_code == 409 and "practice" in refused.json()["error"]
+    rack = new_game(client, settings=PRACTICE, seed=1)  # the break: the coloured ball is in hand
+    refused = client.post(f"/api/games/{rack['id']}/layout", json=body)
+    assert refused.status_code == 409 and "where they lie" in refused.json()["error"]
