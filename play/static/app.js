@@ -11,7 +11,7 @@ const OPTION_LABELS = {
   "shoot": "Shoot myself (G6(1))", "hand-back": "Offender shoots again (G6(2))",
   "accept-shoot": "Accept, I shoot (G12.2(1))", "accept-hand-back": "Accept, offender shoots (G12.2(2))",
   "rerack-break": "Re-rack, I break (G12.2(3))", "rerack-opponent-breaks": "Re-rack, offender breaks (G12.2(4))",
-  "existing-position": "Play from the position (DYN-7(1))", "from-hand": "Own ball in hand, anywhere (DYN-7(2))",
+  "existing-position": "Play from the position (DYN-7(1))", "from-hand": "Coloured ball in hand, anywhere (DYN-7(2))",
 };
 // Playback speed of the balls (`?speed=4` fast-forwards, up to 16; 1 is real time).
 const SPEED = Math.min(16, Math.max(0.25, Number(new URLSearchParams(location.search).get("speed")) || 1));
