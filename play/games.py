@@ -5,9 +5,10 @@ a message naming what is wrong), then the move is played (`engine`), and the gam
 saved (`store`) before the answer goes out, so a crash, a bot error or a restart never
 loses a move that was answered. A game is a JSON dict:
 
-    {"id", "version", "settings": {variant, bot, level, noise, human, shot_clock},
-     "seed", "seq" (moves so far), "state" (`rules.codec` state JSON),
-     "record" (the match record's entries), "log" (each move's headline and rule sentences),
+    {"id", "version", "settings": {variant, bot, level, noise, human, shot_clock, practice},
+     "seed", "seq" (changes so far: moves and take-backs), "state" (`rules.codec` state JSON),
+     "record" (the match record's entries), "log" (each move's headline and rule sentences,
+     and the record's length after it: "moves"),
      "clock" {"started", "extended", "extensions"}, "bot_error"}
 
 The bot moves only when asked (`bot_move`): the page asks while it shows the thinking
@@ -21,7 +22,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -34,11 +36,14 @@ from piramida.agents.random_agent import RandomAgent
 from piramida.physics import noise
 from piramida.physics.fields import FieldError, read_bool, read_int, read_number, read_object, shown
 from piramida.play import clock, engine, words
+from piramida.play.replay import replay
 from piramida.play.store import Store, StoreError, UnknownGameError
+from piramida.play.warmup import after_break
 from piramida.rules import codec, ids, match
 from piramida.rules import state as st
 from piramida.rules import verdict as vd
 from piramida.rules.decisions import Decision
+from piramida.rules.game import strike_of
 from piramida.training.players import make_player
 
 VERSION = 1
@@ -46,6 +51,7 @@ GAME_FIELDS = ("id", "version", "settings", "seed", "seq", "state", "record", "l
 BOTS = ("search", "greedy", "random", "trained", "trained:policy")
 LEVELS = ("easy", "medium", "strong", "strongest")
 SHOOTING = (st.BREAK, st.NORMAL, st.IN_HAND)
+LOG_SHOWN = 40  # the last moves a game's view carries
 SLOW_PLAY = 1 << vd.FOUL_NAMES.index("slow-play")
 log = logging.getLogger(__name__)
 
@@ -70,6 +76,7 @@ class Settings:
     noise: str = "amateur"
     human: int = 0
     shot_clock: bool = False
+    practice: bool = False  # the human may take shots back and ask for hints
 
     @staticmethod
     def from_json(value: Any, defaults: Settings) -> Settings:
@@ -83,7 +90,12 @@ class Settings:
         _choice(out["noise"], "settings.noise", tuple(noise.LEVELS))
         read_int(out["human"], "settings.human", 0, 1)
         read_bool(out["shot_clock"], "settings.shot_clock")
+        read_bool(out["practice"], "settings.practice")
         return Settings(**out)
+
+    def bot_key(self) -> tuple[str, str, str]:
+        """What makes the bot (`_agent_of`): games that differ in nothing else share one bot."""
+        return self.bot, self.level, self.noise
 
 
 def _choice(value: Any, path: str, names: tuple[str, ...]) -> str:
@@ -110,8 +122,11 @@ class Games:
         self.store = store
         self.defaults = defaults
         self._agent_of = agent_of
-        self._agents: dict[Settings, tuple[Agent, threading.Lock]] = {}
+        self._agents: dict[tuple[str, str, str], tuple[Agent, threading.Lock]] = {}
         self._guard = threading.Lock()
+        # A bot's first move compiles its programs (up to minutes): the page says so while it does.
+        self._ready: set[tuple[str, str, str]] = set()  # bots that have moved on this server
+        self._preparing: dict[tuple[str, str, str], float] = {}  # bots compiling now: since when
 
     # --- looking ------------------------------------------------------------------------
 
@@ -155,8 +170,10 @@ class Games:
             "pending": codec.pending_json(state, engine.DIMS),
             "own_ball": None if int(state.own_ball) < 0 else int(state.own_ball),
             "clock": clock.view(game["clock"], settings["shot_clock"], human),
-            "log": game["log"][-40:],
+            "log": game["log"][-LOG_SHOWN:],
+            "log_from": max(0, len(game["log"]) - LOG_SHOWN),  # the number of moves before the first shown
             "bot_error": game.get("bot_error"),
+            "bot": self.bot_status(Settings(**settings)),
             "server_time": time.time(),
         }
 
@@ -165,6 +182,12 @@ class Games:
         game = self.load(game_id)
         variant = ids.VARIANT_NAMES.index(game["settings"]["variant"])
         return match.MatchRecord(variant, engine.DIMS, list(game["record"])).dumps()
+
+    def replay(self, game_id: str) -> dict[str, Any]:
+        """The frame so far as `replay.replay` shows a record: what a replay link opens."""
+        game = self.load(game_id)
+        names = ("The player", "The bot") if game["settings"]["human"] == 0 else ("The bot", "The player")
+        return replay(self.record(game_id), names)
 
     # --- starting -----------------------------------------------------------------------
 
@@ -290,8 +313,7 @@ class Games:
             )
             started = time.monotonic()
             try:
-                agent, compiling = self._bot(settings)
-                with compiling:
+                with self._playing(settings) as agent:
                     if int(state.phase) == st.DECISION:
                         move = engine.bot_move(agent, state, key)
                         decision = Decision(option=int(move.option), ball=int(move.take))
@@ -326,20 +348,178 @@ class Games:
             self._save(game)
             return self.view(game)
 
+    # --- practice -----------------------------------------------------------------------
+
+    def _practice(self, game: dict[str, Any], what: str) -> None:
+        """409 unless `game` is a practice game: a match's shots stand as played."""
+        if not game["settings"]["practice"]:
+            raise PlayError(409, f"{what} only in a practice game: start a new game with practice on")
+
+    def undo(self, game_id: str, body: Any = None) -> dict[str, Any]:
+        """`{"seq"?}`: take back the human's last shot, and the moves after it (practice games only)."""
+        with self.store.lock(game_id):
+            game = self.load(game_id)
+            self._practice(game, "shots are taken back")
+            fields = read_object(body if body is not None else {}, "body", ("seq",))
+            if "seq" in fields and read_int(fields["seq"], "seq", 0, 10**9) != game["seq"]:
+                raise PlayError(409, f"seq: the game has moved on (move {game['seq']}): reload")
+            human = game["settings"]["human"]
+            mine = [
+                k
+                for k, entry in enumerate(game["record"])
+                if entry["kind"] == "shot" and entry["state"]["turn"] == human
+            ]
+            if not mine:
+                raise PlayError(409, "nothing to take back: you have not shot in this frame")
+            k = mine[-1]
+            game["state"] = game["record"][k]["state"]
+            del game["record"][k:]
+            game["log"] = [entry for entry in game["log"] if entry.get("moves", 0) <= k]
+            game["seq"] += 1
+            state = _state(game)
+            self._restart_clock(game, state, 0.0)
+            move = {
+                "by": human,
+                "kind": "undo",
+                "headline": "You took back your last shot: play it again.",
+                "words": ["The balls are back where they were before your last shot (practice)."],
+            }
+            return self._commit(game, move, engine.still(state), None)
+
+    def layout(self, game_id: str, body: Any) -> dict[str, Any]:
+        """`{"seq"?, "balls": [{id, x, y}]}`: the balls on the table placed anew (practice games only).
+
+        Only where the human is to shoot from where the balls lie, and only the balls on the
+        table, each placed where a shot can start (`engine.read_state`). The frame's record
+        starts again from the new position, so it still replays move by move.
+        """
+        with self.store.lock(game_id):
+            game = self.load(game_id)
+            self._practice(game, "balls are placed freely")
+            state = _state(game)
+            fields = read_object(body, "body", ("seq", "balls"))
+            self._check_turn(game, state, fields, human=True, shot=True)
+            if int(state.phase) != st.NORMAL:
+                raise PlayError(409, "balls are placed only when you shoot from where they lie")
+            balls = fields.get("balls")
+            if not isinstance(balls, list):
+                raise FieldError("balls: expected a list of {id, x, y}")
+            on_table = sorted(ball["id"] for ball in game["state"]["balls"])
+            if sorted(_ball_id(ball, f"balls[{k}]") for k, ball in enumerate(balls)) != on_table:
+                raise FieldError(f"balls: expected the balls on the table, each once: ids {on_table}")
+            placed = engine.read_state(game["state"] | {"balls": balls}, int(state.variant), "layout")
+            game["state"] = codec.state_to_json(placed)
+            game["record"] = []
+            game["log"] = []
+            game["seq"] += 1
+            self._restart_clock(game, placed, 0.0)
+            move = {
+                "by": game["settings"]["human"],
+                "kind": "layout",
+                "headline": "You placed the balls: play from here.",
+                "words": ["The balls stand where you placed them (practice); the record starts here."],
+            }
+            return self._commit(game, move, engine.still(placed), None)
+
+    def hint(self, game_id: str, body: Any = None) -> dict[str, Any]:
+        """`{"seq"?}`: the shot the bot would play in the human's place, unplayed, with its paths.
+
+        `{"strike": {...}, "place": {x, y} | None, "call": {ball, pocket} | None, "paths"}`:
+        the bot's intended strike (no execution noise), for the page to aim with (practice games only).
+        """
+        game = self.load(game_id)
+        self._practice(game, "hints are given")
+        state = _state(game)
+        fields = read_object(body if body is not None else {}, "body", ("seq",))
+        self._check_turn(game, state, fields, human=True, shot=True)
+        settings = Settings(**game["settings"])
+        # a key no move of the bot's uses (theirs fold in the move number alone)
+        key = jax.random.fold_in(jax.random.PRNGKey(game["seed"]), 10**6 + game["seq"])
+        with self._playing(settings) as agent:
+            move = engine.bot_move(agent, state, key)
+        strike = jax.tree_util.tree_map(lambda x: np.asarray(x).item(), strike_of(move))  # no cue noise
+        place = (float(move.place[0]), float(move.place[1])) if int(state.phase) != st.NORMAL else None
+        call = None
+        if int(state.variant) == ids.CLASSIC and int(move.call_ball) >= 0:
+            call = {"ball": int(move.call_ball), "pocket": ph.POCKET_NAMES[int(move.call_pocket)]}
+        engine.check_shot(state, strike, place, None)
+        return {
+            "strike": engine.strike_json(strike),
+            "place": None if place is None else {"x": place[0], "y": place[1]},
+            "call": call,
+            "paths": engine.aim_paths(state, strike, place, engine.AIM_CONTACTS),
+        }
+
     def first_move(self, settings: Settings, state: st.GameState) -> None:
         """Play the bot of `settings` once on `state` and forget the move: its programs compile now."""
-        agent, compiling = self._bot(settings)
-        with compiling:
+        with self._playing(settings) as agent:
             _bot_shot(agent, state, jax.random.PRNGKey(0), settings)
 
-    # --- helpers ------------------------------------------------------------------------
+    # --- the bot's readiness --------------------------------------------------------------
 
-    def _bot(self, settings: Settings) -> tuple[Agent, threading.Lock]:
-        """The bot of `settings` (made once) and its lock: a move and the warm-up's never compile twice."""
+    def bot_status(self, settings: Settings) -> dict[str, Any]:
+        """`{"state": "ready" | "preparing" | "cold", "seconds"?}`: whether the bot's next move compiles.
+
+        "cold": it has not moved on this server, so its first move compiles (or loads its
+        programs from the compile cache); "preparing": that is under way, for `seconds`.
+        """
+        key = settings.bot_key()
+        if key in self._ready:
+            return {"state": "ready"}
+        since = self._preparing.get(key)
+        if since is None:
+            return {"state": "cold"}
+        return {"state": "preparing", "seconds": round(time.monotonic() - since, 1)}
+
+    def game_bot(self, game_id: str) -> dict[str, Any]:
+        """`bot_status` of a game's bot: the page asks while the bot thinks."""
+        return self.bot_status(Settings(**self.load(game_id)["settings"]))
+
+    def warm(self, body: Any) -> dict[str, Any]:
+        """`{"settings"}`: compile that bot in the background now (a level the player picked); its status."""
+        fields = read_object(body if body is not None else {}, "body", ("settings",))
+        settings = Settings.from_json(fields.get("settings", {}), self.defaults)
+        key = settings.bot_key()
         with self._guard:
-            if settings not in self._agents:
-                self._agents[settings] = (self._agent_of(settings), threading.Lock())
-            return self._agents[settings]
+            start = key not in self._ready and key not in self._preparing
+            if start:
+                self._preparing[key] = time.monotonic()
+        if start:
+            threading.Thread(target=self._warm, args=(settings,), name="piramida-warm", daemon=True).start()
+        return self.bot_status(settings)
+
+    def _warm(self, settings: Settings) -> None:
+        """One move of the bot on a broken rack, forgotten; a failure only costs the time (logged)."""
+        try:
+            self.first_move(settings, after_break(ids.VARIANT_NAMES.index(settings.variant)))
+        except Exception:
+            log.exception("warming the bot %s failed", settings.bot_key())
+            self._preparing.pop(settings.bot_key(), None)
+
+    @contextmanager
+    def _playing(self, settings: Settings) -> Iterator[Agent]:
+        """The bot of `settings` under its lock, marked preparing until its first move has been made.
+
+        The lock is shared with every game and warm-up of the same bot, so its programs never
+        compile twice at once.
+        """
+        key = settings.bot_key()
+        with self._guard:
+            if key not in self._agents:
+                self._agents[key] = (self._agent_of(settings), threading.Lock())
+            agent, lock = self._agents[key]
+            if key not in self._ready:
+                self._preparing.setdefault(key, time.monotonic())
+        with lock:
+            try:
+                yield agent
+            except BaseException:
+                self._preparing.pop(key, None)  # the next try compiles again, and says so
+                raise
+            self._ready.add(key)
+            self._preparing.pop(key, None)
+
+    # --- helpers ------------------------------------------------------------------------
 
     def _check_turn(
         self,
@@ -413,7 +593,9 @@ class Games:
         """Save the move; the answer carries its animation and, for the bot's, how long it took."""
         if seconds is not None:
             move["seconds"] = round(seconds, 3)
-        game["log"].append({"by": move["by"], "headline": move["headline"], "words": move["words"]})
+        # "moves": the record's length after this move, so a take-back knows which lines go with it
+        line = {key: move[key] for key in ("by", "headline", "words")}
+        game["log"].append(line | {"moves": len(game["record"])})
         game["bot_error"] = None
         self._save(game)
         return {"game": self.view(game), "move": move | {"animation": animation}}
@@ -478,6 +660,11 @@ def read_game(value: Any, game_id: str, defaults: Settings) -> dict[str, Any]:
     if fields["bot_error"] is not None and not isinstance(fields["bot_error"], str):
         raise FieldError(f"bot_error: expected text or null, got {shown(fields['bot_error'])}")
     return fields | {"settings": asdict(settings)}
+
+
+def _ball_id(value: Any, path: str) -> int:
+    """A placed ball's id (`{id, x, y}`; the codec reads its place)."""
+    return read_int(read_object(value, path, ("id", "x", "y")).get("id"), f"{path}.id", 0, ids.N_BALLS - 1)
 
 
 def _strike(fields: dict[str, Any]) -> ph.Strike:

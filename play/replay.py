@@ -17,8 +17,8 @@ from piramida.rules import codec, ids, match
 NAMES = ("Player 0", "Player 1")
 
 
-def replay(text: str) -> dict[str, Any]:
-    """A record's text, for the page: `{"variant", "report", "steps": [...]}`.
+def replay(text: str, names: tuple[str, str] = NAMES) -> dict[str, Any]:
+    """A record's text, for the page: `{"variant", "report", "steps": [...]}`, players called `names`.
 
     Each step is `{"kind", "by", "headline", "words", "state", "animation"}`.
     """
@@ -35,24 +35,24 @@ def replay(text: str) -> dict[str, Any]:
     steps = []
     for entry in record.entries:
         try:
-            steps.append(_step(entry, record))
+            steps.append(_step(entry, record, names))
         except (FieldError, LookupError, TypeError, ValueError) as err:
             raise FieldError(f"record: line {entry.get('_line')}: {err}") from err
     return {"variant": ids.VARIANT_NAMES[record.variant], "report": report, "steps": steps}
 
 
-def _step(entry: dict[str, Any], record: match.MatchRecord) -> dict[str, Any]:
+def _step(entry: dict[str, Any], record: match.MatchRecord, names: tuple[str, str]) -> dict[str, Any]:
     """One entry as the page shows it: the words, and the paths of a shot (re-run) or the still table."""
     state = codec.state_from_json(entry["state"], record.variant, record.dims)
     if entry["kind"] == "decision":
         outcome = entry["outcome"]
-        sentences = words.decision_words(outcome, NAMES)
-        headline = words.decision_headline(outcome, NAMES)
+        sentences = words.decision_words(outcome, names)
+        headline = words.decision_headline(outcome, names)
         animation = engine.still(codec.state_from_json(outcome["state"], record.variant, record.dims))
     else:
         verdict = entry["verdict"]
-        sentences = words.shot_words(verdict, NAMES)
-        headline = words.shot_headline(verdict, NAMES, entry["state"]["turn"])
+        sentences = words.shot_words(verdict, names)
+        headline = words.shot_headline(verdict, names, entry["state"]["turn"])
         strike = entry.get("strike", {})
         if all(name in strike for name in engine.STRIKE_FIELDS):
             place = entry.get("place")

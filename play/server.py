@@ -6,16 +6,23 @@ Routes (JSON in and out unless said otherwise):
     GET  /api/table                 the table's geometry (cushions, jaws, pockets, markings)
     GET  /api/ready                 the warm-up's progress: the page waits for "ready" (`warmup`)
     GET  /api/levels                the opponents the page offers (`levels`)
+    GET  /api/rules                 the rules in plain words: each rule id's sentence, each game (`rulebook`)
+    POST /api/warm                  {"settings"}: compile that bot now (a level the player picked); its status
     POST /api/games                 a new game: {"settings"?, "state"?, "seed"?, "breaker"?}
     GET  /api/games/{id}            the game as the page shows it
     GET  /api/games/{id}/events     server-sent events: the game each time it changes (another tab)
     POST /api/games/{id}/shot       the human's shot
     POST /api/games/{id}/aim        the aimed shot's true paths, not played (the aiming line)
     POST /api/games/{id}/decision   the human's decision
+    GET  /api/games/{id}/bot        whether the bot's next move compiles first ("cold", "preparing", "ready")
     POST /api/games/{id}/bot        the bot's next move
+    POST /api/games/{id}/undo       practice: take back the human's last shot
+    POST /api/games/{id}/hint       practice: the shot the bot would play in the human's place
+    POST /api/games/{id}/layout     practice: the balls on the table placed anew {"balls": [{id, x, y}]}
     POST /api/games/{id}/extension  G26: another 45 s for this shot
     POST /api/games/{id}/rematch    a new frame, the other player breaking (G13)
     GET  /api/games/{id}/record     the match record, JSON Lines (a download)
+    GET  /api/games/{id}/replay     the frame so far, as the page replays it (a replay link: /?replay={id})
     POST /api/replay                a match record (JSON Lines body) for the page to replay
 
 What is guaranteed, whatever a request holds: `piramida play` listens on 127.0.0.1
@@ -64,7 +71,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from piramida.physics import jsontext, markings
 from piramida.physics.fields import FieldError, shown
 from piramida.physics.runtime import configure
-from piramida.play import engine, levels
+from piramida.play import engine, levels, rulebook
 from piramida.play.games import Games, PlayError, Settings
 from piramida.play.limits import BodyLimit, Limits
 from piramida.play.replay import replay
@@ -240,6 +247,7 @@ def create_app(
     if games is None:
         games = Games(Store(state_dir) if state_dir is not None else Store(), defaults)
     table = table_json()
+    rules = rulebook.packaged()
     bot = levels.level_of(asdict(games.defaults)) or games.defaults.bot
     warmup = Warmup(
         page_steps(games.defaults.variant, lambda state: games.first_move(games.defaults, state), bot)
@@ -263,6 +271,9 @@ def create_app(
 
     async def get_levels(request: Request) -> Response:
         return JSONResponse(offered)
+
+    async def get_rules(request: Request) -> Response:
+        return JSONResponse(rules)
 
     async def game_events(request: Request) -> Response:
         """The game (as `GET`) whenever its file changes, and at once if its `seq` is not the page's."""
@@ -304,16 +315,23 @@ def create_app(
         Route("/api/table", get_table),
         Route("/api/ready", ready),
         Route("/api/levels", get_levels),
+        Route("/api/rules", get_rules),
+        Route("/api/warm", endpoint(games.warm, game=False, read=_json), methods=["POST"]),
         Route("/api/games", endpoint(games.create, game=False, read=_json, status=201), methods=["POST"]),
         Route("/api/games/{game_id}", endpoint(games.get)),
         Route("/api/games/{game_id}/events", game_events),
         Route("/api/games/{game_id}/shot", endpoint(games.shoot, read=_json), methods=["POST"]),
         Route("/api/games/{game_id}/aim", endpoint(games.aim, read=_json), methods=["POST"]),
         Route("/api/games/{game_id}/decision", endpoint(games.decide, read=_json), methods=["POST"]),
+        Route("/api/games/{game_id}/bot", endpoint(games.game_bot), methods=["GET"]),
         Route("/api/games/{game_id}/bot", endpoint(games.bot_move, read=_json), methods=["POST"]),
+        Route("/api/games/{game_id}/undo", endpoint(games.undo, read=_json), methods=["POST"]),
+        Route("/api/games/{game_id}/hint", endpoint(games.hint, read=_json), methods=["POST"]),
+        Route("/api/games/{game_id}/layout", endpoint(games.layout, read=_json), methods=["POST"]),
         Route("/api/games/{game_id}/extension", endpoint(games.extension), methods=["POST"]),
         Route("/api/games/{game_id}/rematch", endpoint(games.rematch, status=201), methods=["POST"]),
         Route("/api/games/{game_id}/record", endpoint(download)),
+        Route("/api/games/{game_id}/replay", endpoint(games.replay)),
         Route("/api/replay", endpoint(replay, game=False, read=_text), methods=["POST"]),
         # An editable install links the files (`editable_mode=strict`): follow the links.
         Mount("/static", StaticFiles(directory=STATIC, follow_symlink=True), name="static"),

@@ -1,7 +1,7 @@
 """Compile the page's programs when the server starts, so that no move waits on a compiler.
 
 JAX and Warp compile each program on its first call: on a fresh server the first shot took
-25 s and the search bot's first move minutes, with nothing on the page (issue 24). A
+25 s and the search bot's first move minutes, with nothing on the page. A
 background thread runs every program the page will need once, in the order the page needs
 them: the shot (kernel, referee, paths) and the aiming line first, which is all the human's
 first shot needs (`ready`), then the default bot, the decisions after a foul, the longer
@@ -128,18 +128,24 @@ def referee_beside(variant: str) -> Callable[[], None]:
     return run
 
 
+def after_break(variant: int) -> st.GameState:
+    """A rack of `variant` broken from the house: a position for a bot's first move (`first_move`)."""
+    place = (engine.DIMS.width / 2, 0.6)
+    state = engine.new_game(variant, jax.random.PRNGKey(0), 0, engine.DIMS)
+    engine.check_shot(state, BREAK, place, None)
+    played = engine.simulate_shot(state, BREAK, place, None)
+    codec.pending_json(played.state, engine.DIMS)
+    return played.state
+
+
 def page_steps(variant: str, first_move: Callable[[st.GameState], None], bot: str) -> list[Step]:
     """The page's programs for games of `variant`; `first_move` plays the default bot's move once."""
     number = ids.VARIANT_NAMES.index(variant)
     place = (engine.DIMS.width / 2, 0.6)
-    after_break: list[st.GameState] = []
+    broken: list[st.GameState] = []
 
     def shot() -> None:
-        state = engine.new_game(number, jax.random.PRNGKey(0), 0, engine.DIMS)
-        engine.check_shot(state, BREAK, place, None)
-        played = engine.simulate_shot(state, BREAK, place, None)
-        codec.pending_json(played.state, engine.DIMS)
-        after_break.append(played.state)
+        broken.append(after_break(number))
 
     def aim() -> None:
         state = engine.new_game(number, jax.random.PRNGKey(0), 0, engine.DIMS)
@@ -161,7 +167,7 @@ def page_steps(variant: str, first_move: Callable[[st.GameState], None], bot: st
     return [
         Step("the shot: kernel, referee, paths", shot, needed=True),
         Step("the aiming line", aim, needed=True),
-        Step(f"the bot ({bot})", lambda: first_move(after_break[0]), needed=False),
+        Step(f"the bot ({bot})", lambda: first_move(broken[0]), needed=False),
         Step("decisions after a foul", decisions, needed=False),
         Step("longer shots' animations", animations, needed=False),
         Step("the other variants", variants, needed=False),

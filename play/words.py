@@ -1,29 +1,32 @@
-"""The referee's verdicts and decisions in words: a player's headline, and the rule numbers (RULES.en.md).
+"""The referee's verdicts and decisions in words: a player's headline, and the rules cited.
 
-The page shows the headline when the balls stop ("You potted 15: shoot again.") and the
-sentences with their rule numbers behind a toggle; the verdict JSON (`rules.codec`) stays
-the source of truth, so the words never decide anything.
+The page shows the headline when the balls stop ("You potted a ball: shoot again.") and the
+sentences with their rule ids behind a toggle, each id opening its plain sentence
+(`rulebook`); the verdict JSON (`rules.codec`) stays the source of truth, so the words
+never decide anything. Balls are named as the table draws them: the coloured ball, and
+the white balls by number only in Classic, the one game whose balls carry numbers (G3-N);
+elsewhere "a ball". The own ball is the coloured ball but in Free, where any ball may be it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-FOULS: dict[str, str] = {
-    "no-contact": "the own ball touched no object ball",
+FOULS: dict[str, str] = {  # "{own}": the ball struck, named as the variant's table shows it
+    "no-contact": "{own} touched no object ball",
     "failed-break": "the break was not legal: no ball pocketed, and too few rack balls reached a cushion "
     "or crossed the centre line",
     "not-completed": "after the contact no ball was pocketed and no cushion or centre-line condition was met",
-    "house-ball-first": "from hand, the own ball first hit a ball in the house zone",
+    "house-ball-first": "from hand, {own} first hit a ball in the house zone",
     "ball-off-table": "a ball left the playing area",
-    "own-ball-pocketed": "the own ball was pocketed",
-    "own-ball-off-table": "the own ball left the playing area",
+    "own-ball-pocketed": "{own} was pocketed",
+    "own-ball-off-table": "{own} left the playing area",
     "early-stroke": "the stroke was played before the previous shot ended",
     "cue": "the ball was not struck with the cue's tip",
     "foot": "no foot on the floor",
     "touch": "a ball was touched",
-    "double-hit": "the own ball was hit twice",
-    "push": "the own ball was pushed",
+    "double-hit": "{own} was hit twice",
+    "push": "{own} was pushed",
     "slow-play": "the shot clock ran out",
     "interference": "interference with play",
     "after-shot-end": "a foul after the shot ended",
@@ -36,18 +39,18 @@ DECIDED: dict[str, str] = {
     "rerack-break": "to have the pyramid re-racked and break",
     "rerack-opponent-breaks": "to have the pyramid re-racked for the offender to break",
     "existing-position": "to play from the position",
-    "from-hand": "to take the own ball in hand",
+    "from-hand": "to take the coloured ball in hand",
 }
 DECISIONS: dict[str, str] = {
     "G6": "after a foul: shoot yourself or hand the shot back (G6)",
     "G12.2": "after a failed break: accept the position or have the pyramid re-racked (G12.2)",
-    "DYN-7": "after a foul: play from the position or take the own ball in hand (DYN-7)",
+    "DYN-7": "after a foul: play from the position or from hand anywhere (DYN-7)",
     "penalty-ball": "take a penalty ball from the table (COMB-7, A-13)",
-    "exchange": "take a ball from the table in exchange for the own ball (COMB-5.2, DYN-5.2)",
+    "exchange": "take a ball from the table in exchange for the coloured ball (COMB-5.2, DYN-5.2)",
 }
 # A foul as a player says it (the headline; FOULS above gives the referee's wording).
 PLAIN_FOULS: dict[str, str] = FOULS | {
-    "no-contact": "the own ball touched nothing",
+    "no-contact": "{own} touched nothing",
     "failed-break": "the break was too weak",
     "not-completed": "no ball went in and nothing reached a cushion",
 }
@@ -55,9 +58,9 @@ PLAIN_FOULS: dict[str, str] = FOULS | {
 CHOICES: dict[str, tuple[str, str]] = {
     "G6": ("choose who plays", "chooses who plays"),
     "G12.2": ("choose: play on from here, or re-rack", "chooses: play on from here, or re-rack"),
-    "DYN-7": ("choose: play from here, or the own ball in hand", "chooses: play from here, or ball in hand"),
+    "DYN-7": ("choose: play on here or from hand anywhere", "chooses: play on here or from hand anywhere"),
     "penalty-ball": ("take a penalty ball", "takes a penalty ball"),
-    "exchange": ("take a ball for the own ball", "takes a ball for the own ball"),
+    "exchange": ("take a ball for the coloured ball", "takes a ball for the coloured ball"),
 }
 REGIONS = {
     "house": "in the house zone",
@@ -66,8 +69,44 @@ REGIONS = {
 }
 
 
-def _balls(balls: list[int]) -> str:
-    return ", ".join(str(b) for b in balls)
+def _listed(items: list[str]) -> str:
+    """Items as a player lists them: "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def own_ball(variant: str) -> str:
+    """The struck ball: the coloured ball, but in Free any ball may be struck."""
+    return "the struck ball" if variant == "free" else "the coloured ball"
+
+
+def ball_name(ball: int, variant: str) -> str:
+    """One ball as the table shows it: "the coloured ball", "ball 7" (Classic), "a ball"."""
+    if ball == 0:
+        return "the coloured ball"
+    return f"ball {ball}" if variant == "classic" else "a ball"
+
+
+def balls_said(balls: list[int], variant: str) -> str:
+    """Balls as the table shows them: "balls 4 and 9" (Classic), "2 balls", "the coloured ball and a ball"."""
+    whites = [b for b in balls if b != 0]
+    said = ["the coloured ball"] if 0 in balls else []
+    if variant == "classic" and whites:
+        said.append(f"ball{'s' * (len(whites) > 1)} {_listed([str(b) for b in whites])}")
+    elif whites:
+        other = " other" if said else ""
+        one = "another ball" if said else "a ball"
+        said.append(one if len(whites) == 1 else f"{len(whites)}{other} balls")
+    return " and ".join(said)
+
+
+def _fouls(kinds: list[str], wording: dict[str, str], variant: str) -> str:
+    return "; ".join(wording.get(kind, kind).format(own=own_ball(variant)) for kind in kinds)
+
+
+def _taken(outcome: dict[str, Any], variant: str) -> str:
+    """A ball taken in a decision: in exchange for the coloured ball, or as the penalty ball."""
+    why = "in exchange for the coloured ball" if outcome.get("kind") == "exchange" else "as the penalty ball"
+    return f"took {ball_name(outcome['taken'], variant)} {why}"
 
 
 def shot_words(verdict: dict[str, Any], names: tuple[str, str]) -> list[str]:
@@ -77,22 +116,21 @@ def shot_words(verdict: dict[str, Any], names: tuple[str, str]) -> list[str]:
             "The referee could not judge the shot; the balls are put back: " + ", ".join(verdict["invalid"])
         ]
     out = []
+    variant = verdict["state"]["variant"]
     foul = verdict["foul"]
     if foul:
-        reasons = "; ".join(FOULS.get(kind, kind) for kind in foul["kinds"])
-        out.append(f"Foul: {reasons} ({', '.join(foul['rules'])}).")
+        out.append(f"Foul: {_fouls(foul['kinds'], FOULS, variant)} ({', '.join(foul['rules'])}).")
     else:
         out.append(f"Legal shot ({', '.join(verdict['rules'])}).")
     if verdict["scored"]:
         who = names[verdict["scored_by"]]
-        out.append(
-            f"{who} scored ball{'s' * (len(verdict['scored']) > 1)} {_balls(verdict['scored'])} (G22.2)."
-        )
+        out.append(f"{who} scored {balls_said(verdict['scored'], variant)} (G22.2).")
     points = verdict["points"]
-    if any(points) and verdict["state"]["variant"] == "classic":
+    if any(points) and variant == "classic":
         out.append("Points: " + ", ".join(f"{names[p]} {points[p]:+d}" for p in (0, 1) if points[p]) + ".")
     if verdict["respots"]:
-        out.append(f"Respotted: ball {_balls([r['ball'] for r in verdict['respots']])} (G25.1).")
+        back = balls_said([r["ball"] for r in verdict["respots"]], variant)
+        out.append(f"Put back on the table: {back} (G25.1).")
     out += _next(verdict, names)
     return out
 
@@ -105,7 +143,7 @@ def decision_words(outcome: dict[str, Any], names: tuple[str, str]) -> list[str]
     if "option" in what:
         parts.append(f"decided {DECIDED.get(what['option'], what['option'])}")
     if outcome["taken"] is not None:
-        parts.append(f"took ball {outcome['taken']}")
+        parts.append(_taken(outcome, outcome["state"]["variant"]))
     sentence = f"{who} {' and '.join(parts)} ({', '.join(outcome['rules'])})."
     return [sentence, *_next(outcome, names)]
 
@@ -123,7 +161,7 @@ def _next(outcome: dict[str, Any], names: tuple[str, str]) -> list[str]:
         return [f"{nxt} to decide: {DECISIONS.get(pending['kind'], pending['kind'])}."]
     phase = outcome["phase"]
     if phase == "in-hand":
-        return [f"{nxt} to shoot, the own ball in hand {REGIONS.get(outcome['region'] or '', '')}."]
+        return [f"{nxt} to shoot from hand, {REGIONS.get(outcome['region'] or '', '')}."]
     if phase == "break":
         return [f"{nxt} to break from the house (G11)."]
     extra = " Only object balls may be pocketed on this shot (DYN-5.2)." if outcome.get("object_only") else ""
@@ -135,20 +173,17 @@ def _act(who: str, you: str, it: str) -> str:
     return f"{who} {you if who == 'You' else it}"
 
 
-def _balls_said(balls: list[int]) -> str:
-    return " and ".join(str(b) for b in balls) if len(balls) <= 2 else f"{_balls(balls[:-1])} and {balls[-1]}"
-
-
 def shot_headline(verdict: dict[str, Any], names: tuple[str, str], by: int) -> str:
     """One line a player reads when the balls stop: what happened, and what comes next."""
     if not verdict["valid"]:
         return "The referee could not judge the shot: the balls are put back."
     foul = verdict["foul"]
     shooter = names[by]
+    variant = verdict["state"]["variant"]
     if foul:
-        happened = f"Foul: {'; '.join(PLAIN_FOULS.get(kind, kind) for kind in foul['kinds'])}."
+        happened = f"Foul: {_fouls(foul['kinds'], PLAIN_FOULS, variant)}."
     elif verdict["scored"]:
-        happened = f"{names[verdict['scored_by']]} potted {_balls_said(verdict['scored'])}"
+        happened = f"{names[verdict['scored_by']]} potted {balls_said(verdict['scored'], variant)}"
         if not verdict["game_over"] and verdict["next_player"] == by and not verdict["decision"]:
             return f"{happened}: {'shoot' if shooter == 'You' else 'it shoots'} again."
         happened += "."
@@ -162,7 +197,7 @@ def decision_headline(outcome: dict[str, Any], names: tuple[str, str]) -> str:
     what = outcome["decision"]
     parts = []
     if outcome["taken"] is not None:
-        parts.append(f"took ball {outcome['taken']}")
+        parts.append(_taken(outcome, outcome["state"]["variant"]))
     if "option" in what:
         parts.append(f"chose {DECIDED.get(what['option'], what['option'])}")
     return f"{names[outcome['by']]} {' and '.join(parts)}. {_coming(outcome, names)}"
@@ -186,7 +221,7 @@ def _coming(outcome: dict[str, Any], names: tuple[str, str]) -> str:
     phase = outcome["phase"]
     if phase == "in-hand":
         where = REGIONS.get(outcome["region"] or "", "")
-        return f"{_act(nxt, 'play', 'plays')} with the own ball in hand {where}."
+        return f"{_act(nxt, 'play', 'plays')} from hand, {where}."
     if phase == "break":
         return f"{_act(nxt, 'break', 'breaks')}."
     only = " Only object balls may be pocketed (DYN-5.2)." if outcome.get("object_only") else ""

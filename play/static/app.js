@@ -11,7 +11,7 @@ const OPTION_LABELS = {
   "shoot": "Shoot myself (G6(1))", "hand-back": "Offender shoots again (G6(2))",
   "accept-shoot": "Accept, I shoot (G12.2(1))", "accept-hand-back": "Accept, offender shoots (G12.2(2))",
   "rerack-break": "Re-rack, I break (G12.2(3))", "rerack-opponent-breaks": "Re-rack, offender breaks (G12.2(4))",
-  "existing-position": "Play from the position (DYN-7(1))", "from-hand": "Own ball in hand, anywhere (DYN-7(2))",
+  "existing-position": "Play from the position (DYN-7(1))", "from-hand": "Coloured ball in hand, anywhere (DYN-7(2))",
 };
 // Playback speed of the balls (`?speed=4` fast-forwards, up to 16; 1 is real time).
 const SPEED = Math.min(16, Math.max(0.25, Number(new URLSearchParams(location.search).get("speed")) || 1));
@@ -22,14 +22,17 @@ const STROKE_S = 0.18; // s the cue takes to reach the ball before the balls mov
 const AIM_DEBOUNCE_MS = 40; // the aiming line is asked for this long after the aim stops changing
 const CONTACTS = { normal: 2, training: 5 }; // the aiming line's contacts (engine.AIM_CONTACTS)
 
-let view = null, game = null, anim = null, replay = null, levels = null, warm = null;
+let view = null, game = null, anim = null, replay = null, levels = null, rulebook = null;
+let botState = null; // while the bot thinks: whether its move compiles first (GET /api/games/{id}/bot)
+let lastHint = null; // the bot's choice in the human's place (practice)
 let clockOffset = 0; // local time - server time, s
 let thinkingSince = null; // when the bot was asked (performance.now())
 let aimLine = null, aimTimer = null, aimAsked = 0;
 // ms the page waited (the aiming line, the bot's move) and the aiming line's ms on the server: tests, README.
 const timings = { aim: [], aimServer: [], bot: [] };
 const sounds = new Sounds();
-const ui = { mode: "aim", phi: 90, a: 0, b: 0, own: null, place: null, call: {}, take: null, drag: null, pull: null };
+// `layout`: practice, the balls as the player places them ([id, x, y]), until sent; else null.
+const ui = { mode: "aim", phi: 90, a: 0, b: 0, own: null, place: null, call: {}, take: null, drag: null, pull: null, layout: null };
 
 // The server refuses a body that is not of a JSON type (server.py): every body names its type.
 async function api(method, path, body, type = "application/json") {
@@ -98,6 +101,13 @@ function shotBody() {
 
 // --- drawing ------------------------------------------------------------------------------
 
+// The canvas as large as its box allows, upright in a box taller than wide (a phone held upright).
+function fitTable() {
+  const box = $("table-box").getBoundingClientRect();
+  view.fit(box.width, box.height);
+  if (game) render();
+}
+
 function render() {
   if (!view) return;
   drawTable(ctx, view);
@@ -109,6 +119,7 @@ function render() {
     return;
   }
   if (replay) { drawBalls(ctx, view, replay.positions, numbered); return; }
+  if (ui.layout) { drawBalls(ctx, view, ui.layout, numbered); return; }
   const highlight = new Set();
   if (game.pending && game.to_move === "human" && ui.take !== null) highlight.add(ui.take);
   if (classic() && ui.call.ball !== undefined) highlight.add(ui.call.ball);
@@ -144,6 +155,9 @@ function drawAim(balls) {
   drawCue(ctx, view, me[1], me[2], ui.phi, ui.pull ?? pullOf(+$("power").value));
 }
 
+// Power as players say it, by the cue ball's speed (m/s): the word's upper bound, and the word.
+const POWER_WORDS = [[1.5, "soft"], [3, "medium"], [4.5, "firm"], [6.5, "hard"], [Infinity, "very hard"]];
+const powerWord = (speed) => POWER_WORDS.find(([top]) => speed < top)[1];
 const pullOf = (power) => 0.02 + PULL_MAX * (power - POWER_MIN) / (POWER_MAX - POWER_MIN);
 const powerOf = (pull) => Math.min(POWER_MAX, Math.max(POWER_MIN, POWER_MIN + (pull - 0.02) / PULL_MAX * (POWER_MAX - POWER_MIN)));
 
@@ -192,19 +206,25 @@ function updatePanel() {
   const free = s.variant === "free" && s.phase === "normal";
   $("mode-pick").hidden = !free;
   $("mode-call").hidden = !classic();
+  $("modes").hidden = !free && !classic(); // aiming is the only mode: no choice to show
   updateDecision();
   updateControls();
   $("over").hidden = game.to_move !== "over";
   if (game.to_move === "over") $("over-text").textContent = `${who[s.winner]} won ${s.scores[s.winner]}:${s.scores[1 - s.winner]}.`;
   $("download").href = `/api/games/${game.id}/record`;
+  $("replay-link").href = `/?replay=${game.id}`;
+  $("share-file").href = `/api/games/${game.id}/record`;
+  $("practice").hidden = !game.settings.practice || !!replay;
   const log = $("log");
   log.innerHTML = "";
-  for (const m of game.log) {
-    const li = document.createElement("li");
-    li.textContent = m.headline || m.words.join(" ");
+  game.log.forEach((m, k) => { // numbered by the page: a list marker cuts long numbers short
+    const li = document.createElement("li"), n = document.createElement("span");
+    n.className = "n";
+    n.textContent = `${game.log_from + k + 1}.`;
+    li.append(n, m.headline || m.words.join(" "));
     li.title = m.words.join(" ");
     log.appendChild(li);
-  }
+  });
   log.scrollTop = 1e6;
   const cv = $("call-out");
   cv.hidden = !classic();
@@ -220,24 +240,44 @@ function updateControls() {
   $("shoot").textContent = myShot() && classic() && !ui.call.pocket ? "Shoot without a call" : "Shoot";
   $("shot-controls").disabled = !myShot();
   for (const b of $("decision-buttons").querySelectorAll("button")) b.disabled = !idle();
+  $("undo").disabled = !idle() || !!replay || !game.log.length;
+  $("hint").disabled = !idle() || !!replay || !myShot() || !!ui.layout;
+  $("place-balls").disabled = !idle() || !!replay || !myShot() || st().phase !== "normal";
+  $("place-balls").textContent = ui.layout ? "Play from here" : "Place balls";
+  $("place-balls").setAttribute("aria-pressed", String(!!ui.layout));
+  $("shoot").disabled ||= !!ui.layout;
 }
 
 function updateAimOut() {
   $("aim-out").textContent = `Aim ${ui.phi.toFixed(1)}°: ← → turn 0.1°, with Shift 1°`;
 }
 
+// The bot's first move on this server compiles its programs (up to minutes at the deepest
+// level): while it does, the page says so rather than "thinking".
 function updateThinking() {
   if (thinkingSince === null) return;
   const seconds = (performance.now() - thinkingSince) / 1000;
-  const step = warm && warm.steps.find((s) => s.name.startsWith("the bot") && s.seconds === null);
-  $("thinking-time").textContent = `${seconds.toFixed(1)} s${step ? " (getting ready: its first move compiles)" : ""}`;
+  const preparing = botState && botState.state !== "ready";
+  $("thinking-what").textContent = preparing
+    ? "The bot is preparing its first move (compiling, once per server)" : "The bot is thinking";
+  $("thinking-time").textContent = `${seconds.toFixed(1)} s`;
+}
+
+async function watchBot(token) {
+  while (token === epoch && document.body.dataset.busy === "thinking" && botState.state !== "ready") {
+    await sleep(500);
+    try { botState = await api("GET", `/api/games/${game.id}/bot`); } catch { return; }
+    updateThinking();
+  }
 }
 
 function updateDecision() {
   const box = $("decision"), p = game.pending;
   box.hidden = !(p && game.to_move === "human");
   if (box.hidden) return;
-  const take = p.takes_ball ? ` Click a ball to take (eligible: ${p.eligible_balls.join(", ")}); chosen: ${ui.take}.` : "";
+  const take = !p.takes_ball ? "" : classic()
+    ? ` Tap a ball to take (eligible: ${p.eligible_balls.join(", ")}); chosen: ${ui.take}.`
+    : " Tap the ball to take: the chosen one is ringed in red."; // the balls carry no numbers
   $("decision-text").textContent = `Your decision (${p.kind}).${take}`;
   const buttons = $("decision-buttons");
   buttons.innerHTML = "";
@@ -245,7 +285,7 @@ function updateDecision() {
   for (const option of options) {
     const b = document.createElement("button");
     b.type = "button";
-    b.textContent = option ? OPTION_LABELS[option] || option : `Take ball ${ui.take}`;
+    b.textContent = option ? OPTION_LABELS[option] || option : classic() ? `Take ball ${ui.take}` : "Take the ringed ball";
     b.dataset.option = option || "take";
     b.onclick = () => decide(option);
     buttons.appendChild(b);
@@ -266,16 +306,67 @@ function updateClock() {
 
 // --- the verdict --------------------------------------------------------------------------
 
+// A rule id as the referee cites it: G6(1), G12.2-N, FREE-7, DYN-7(2), A-13.
+const RULE_ID = /\b((?:G|FREE-|COMB-|DYN-|CLS-|A-)\d+(?:\.\d+)*(?:\(\d+(?:\.\d+)?\))?(?:-N\d*)?)/g;
+
+// The plain sentence of a rule, or of the rule it is part of: G20(1.1) -> G20(1) -> G20.
+const RULE_PART = /(\([^)]*\)|-N\d*|\.\d+)$/;
+function ruleSentence(id) {
+  for (let at = id; ; at = at.replace(RULE_PART, "")) {
+    if (rulebook.rules[at]) return `${at}: ${rulebook.rules[at]}`;
+    if (!RULE_PART.test(at)) return null;
+  }
+}
+
+// A sentence with each rule it cites as a button that opens the rule in plain words below it.
+function citing(sentence) {
+  const p = document.createElement("p");
+  let last = 0;
+  for (const m of sentence.matchAll(RULE_ID)) {
+    const plain = ruleSentence(m[1]);
+    if (!plain) continue;
+    p.append(sentence.slice(last, m.index));
+    const cite = document.createElement("button");
+    cite.type = "button"; cite.className = "cite"; cite.textContent = m[1]; cite.title = plain;
+    cite.onclick = () => {
+      const open = p.querySelector(`.cite-text[data-rule="${CSS.escape(m[1])}"]`);
+      if (open) { open.remove(); return; }
+      const text = document.createElement("span");
+      text.className = "cite-text"; text.dataset.rule = m[1]; text.textContent = plain;
+      p.appendChild(text);
+    };
+    p.append(cite);
+    last = m.index + m[0].length;
+  }
+  p.append(sentence.slice(last));
+  return p;
+}
+
 function showVerdict(move) {
   $("headline").textContent = move.headline || move.words[0] || "";
   const rules = $("rules-text");
   rules.innerHTML = "";
-  for (const w of move.words) {
-    const p = document.createElement("p");
-    p.textContent = w;
-    rules.appendChild(p);
-  }
+  for (const w of move.words) rules.appendChild(citing(w));
   $("rules").hidden = !move.words.length;
+}
+
+// The Rules panel: each game in plain words, the one on the table first.
+function showRulebook() {
+  const box = $("rules-variants"), now = game ? game.settings.variant : null;
+  box.innerHTML = "";
+  const variants = [...rulebook.variants].sort((a, b) => (b.name === now) - (a.name === now));
+  for (const v of variants) {
+    const section = document.createElement("section"), h = document.createElement("h3"), dl = document.createElement("dl");
+    section.dataset.variant = v.name;
+    h.textContent = v.title;
+    for (const point of v.points) {
+      const dt = document.createElement("dt"), dd = document.createElement("dd");
+      dt.textContent = point.name; dd.textContent = point.text;
+      dl.append(dt, dd);
+    }
+    section.append(h, dl);
+    box.appendChild(section);
+  }
 }
 
 function clearVerdict() { $("headline").textContent = ""; $("rules").hidden = true; }
@@ -317,13 +408,16 @@ function setGame(next) {
   const level = levelOf(game.settings);
   if (level) { $("opponent").value = level; showOpponentLine(); }
   $("shot-clock").checked = game.settings.shot_clock;
-  history.replaceState(null, "", `?game=${game.id}`);
+  $("practice-mode").checked = game.settings.practice;
+  if (!replay) history.replaceState(null, "", `?game=${game.id}`);
+  if (rulebook) showRulebook();
   updatePanel();
   if (newTurn) aimChanged(); else render();
 }
 
 function resetTurn() {
-  ui.own = null; ui.call = {}; ui.drag = null; ui.pull = null;
+  lastHint = null; $("hint-out").textContent = "";
+  ui.own = null; ui.layout = null; ui.call = {}; ui.drag = null; ui.pull = null;
   ui.take = game.pending && game.pending.default ? game.pending.default.ball ?? null : null;
   ui.place = placing() ? naturalPoint(view.table, game.region) : null;
   if (st().phase === "break") { ui.phi = 90; setPower(8); } else setPower(Math.min(+$("power").value, 4));
@@ -331,7 +425,12 @@ function resetTurn() {
   document.querySelector('input[name=mode][value=aim]').checked = true;
 }
 
-function setPower(v) { $("power").value = v; $("power-out").textContent = `${(+$("power").value).toFixed(1)} m/s`; }
+function setPower(v) {
+  $("power").value = v;
+  const speed = +$("power").value;
+  $("power-word").textContent = powerWord(speed);
+  $("power-ms").textContent = `${speed.toFixed(1)} m/s`;
+}
 
 // Every switch to another game (new, rematch) starts a new epoch: a move, an animation or a
 // bot's answer still on its way for the old game finds the epoch changed and is dropped.
@@ -383,7 +482,9 @@ async function playMove(result) {
 async function botTurns() {
   if (game.to_move !== "bot" || replay) { setBusy("idle"); return; }
   const token = epoch, t0 = performance.now();
+  botState = game.bot;
   setBusy("thinking");
+  watchBot(token);
   try {
     const result = await api("POST", `/api/games/${game.id}/bot`, { seq: game.seq });
     if (token !== epoch) return;
@@ -492,6 +593,11 @@ canvas.addEventListener("pointerdown", (event) => {
   sounds.unlock();
   if (!game || !idle() || replay || game.to_move !== "human") return;
   const p = view.fromEvent(event), balls = ballsNow();
+  if (ui.layout) { // practice: drag any ball on the table
+    const hit = ballAt(p, ui.layout);
+    if (hit) { ui.drag = "ball"; ui.moving = hit[0]; canvas.setPointerCapture(event.pointerId); }
+    return;
+  }
   if (game.pending) {
     const hit = ballAt(p, balls);
     if (hit && game.pending.eligible_balls.includes(hit[0])) ui.take = hit[0];
@@ -513,7 +619,8 @@ canvas.addEventListener("pointerdown", (event) => {
     ui.drag = "place";
   } else if (onCue(p)) { // pull the cue back: the further, the harder; let go to shoot
     ui.drag = "cue";
-    ui.grip = pullAt(p) - pullOf(+$("power").value);
+    ui.pullFrom = pullOf(+$("power").value);
+    ui.grip = pullAt(p) - ui.pullFrom;
     ui.pulled = false;
   } else {
     ui.drag = "aim";
@@ -526,9 +633,14 @@ canvas.addEventListener("pointermove", (event) => {
   if (!ui.drag) return;
   const p = view.fromEvent(event);
   if (ui.drag === "place") { ui.place = clampTo(regionBox(view.table, game.region), p[0], p[1]); aimChanged(); }
+  else if (ui.drag === "ball") {
+    const ball = ui.layout.find((b) => b[0] === ui.moving);
+    [ball[1], ball[2]] = clampTo(regionBox(view.table, "anywhere"), p[0], p[1]);
+    render();
+  }
   else if (ui.drag === "cue") {
     const pull = Math.min(PULL_MAX + 0.02, Math.max(0.02, pullAt(p) - ui.grip));
-    ui.pulled ||= Math.abs(pull - pullOf(+$("power").value)) > 0.01;
+    ui.pulled ||= Math.abs(pull - ui.pullFrom) > 0.01; // from where the pull started: a slow pull counts
     ui.pull = pull;
     setPower(powerOf(pull).toFixed(1));
     render();
@@ -587,15 +699,65 @@ async function newGame(path, body) {
   try { switchGame(await api("POST", path, body)); } catch (err) { showError(err.message); }
 }
 $("rematch").addEventListener("click", () => newGame(`/api/games/${game.id}/rematch`));
+$("undo").addEventListener("click", () => { if (idle()) send(`/api/games/${game.id}/undo`, { seq: game.seq }); });
+$("hint").addEventListener("click", askHint);
+// Practice: the first press lets the balls be dragged anywhere; the second plays from there.
+$("place-balls").addEventListener("click", () => {
+  if (!idle()) return;
+  if (!ui.layout) { ui.layout = ballsNow().map((b) => [...b]); aimLine = null; updateControls(); render(); return; }
+  const balls = ui.layout.map(([id, x, y]) => ({ id, x, y }));
+  send(`/api/games/${game.id}/layout`, { seq: game.seq, balls });
+});
+
+// Practice: the bot's choice in the human's place, taken as the aim (the aiming line draws it).
+async function askHint() {
+  if (!idle() || !myShot()) return;
+  const token = epoch, seq = game.seq;
+  $("hint-out").textContent = "The bot is looking…";
+  try {
+    const hint = await api("POST", `/api/games/${game.id}/hint`, { seq });
+    if (token !== epoch || seq !== game.seq) return;
+    const s = hint.strike;
+    lastHint = hint;
+    if (!placing()) ui.own = s.ball;
+    if (hint.place) ui.place = [hint.place.x, hint.place.y];
+    if (hint.call) ui.call = { ...hint.call };
+    Object.assign(ui, { phi: s.phi, a: s.a, b: s.b, mode: "aim" });
+    setPower(Math.min(POWER_MAX, Math.max(POWER_MIN, s.speed)).toFixed(1));
+    $("hint-out").textContent = `Hint: the bot would play this, ${powerWord(s.speed)}${hint.call ? `, calling ball ${hint.call.ball}` : ""}.`;
+    drawSpin();
+    updatePanel();
+    aimChanged();
+  } catch (err) { $("hint-out").textContent = ""; showError(err.message); }
+}
 $("extension").addEventListener("click", async () => {
   try { setGame(await api("POST", `/api/games/${game.id}/extension`)); } catch (err) { showError(err.message); }
 });
-$("start").addEventListener("click", () => {
+function pickedSettings() {
   const level = levels.levels.find((l) => l.name === $("opponent").value);
   const chosen = level ? level.settings : levels.settings; // "the server's own": the command line's bot
-  const settings = { variant: $("variant").value, shot_clock: $("shot-clock").checked, bot: chosen.bot, level: chosen.level, noise: chosen.noise };
-  newGame("/api/games", { settings });
-});
+  return {
+    variant: $("variant").value, shot_clock: $("shot-clock").checked, practice: $("practice-mode").checked,
+    bot: chosen.bot, level: chosen.level, noise: chosen.noise,
+  };
+}
+$("start").addEventListener("click", () => newGame("/api/games", { settings: pickedSettings() }));
+
+// A level picked: the server compiles its bot now, while the player sets up, and the page says
+// how that goes; a bot that has moved on this server is ready at once.
+let warming = 0;
+async function warmPicked() {
+  const mine = ++warming;
+  for (;;) {
+    let status;
+    try { status = await api("POST", "/api/warm", { settings: pickedSettings() }); } catch (err) { showError(err.message); return; }
+    if (mine !== warming) return; // another level was picked meanwhile
+    $("opponent-ready").textContent = status.state === "ready" ? "" :
+      `Getting this bot ready: compiling its moves, once per server… ${Math.round(status.seconds || 0)} s`;
+    if (status.state === "ready") return;
+    await sleep(1000);
+  }
+}
 
 function showOpponents() {
   const select = $("opponent");
@@ -610,7 +772,7 @@ function showOpponents() {
     select.appendChild(option);
   }
   select.value = levels.default || "server";
-  select.addEventListener("change", showOpponentLine);
+  select.addEventListener("change", () => { showOpponentLine(); warmPicked(); });
   showOpponentLine();
 }
 
@@ -627,15 +789,19 @@ $("load").addEventListener("change", async () => {
   showError("");
   setBusy("thinking-referee");
   try {
-    const data = await api("POST", "/api/replay", await file.text(), "application/jsonl");
-    replay = { ...data, index: -1, positions: [] };
-    $("replay").hidden = false;
-    const r = data.report;
-    $("replay-report").textContent = `${r.entries} moves; verdicts ${r.reproduced ? "reproduced" : "NOT reproduced"} by the referee.`;
-    await replayStep(0);
+    await startReplay(await api("POST", "/api/replay", await file.text(), "application/jsonl"));
   } catch (err) { showError(err.message); }
   setBusy("idle");
 });
+
+async function startReplay(data) {
+  replay = { ...data, index: -1, positions: [] };
+  $("replay").hidden = false;
+  $("practice").hidden = true;
+  const r = data.report;
+  $("replay-report").textContent = `${r.entries} move${r.entries === 1 ? "" : "s"}; verdicts ${r.reproduced ? "reproduced" : "NOT reproduced"} by the referee.`;
+  await replayStep(0);
+}
 
 async function replayStep(index) {
   if (!replay || !replay.steps.length) return;
@@ -654,16 +820,19 @@ $("replay-prev").addEventListener("click", () => replayStep(replay.index - 1));
 $("replay-next").addEventListener("click", () => replayStep(replay.index + 1));
 $("replay-exit").addEventListener("click", () => {
   epoch += 1; anim = null; replay = null; // a replayed shot still rolling stops here
-  $("replay").hidden = true; setBusy("idle"); render(); botTurns();
+  $("replay").hidden = true; setBusy("idle");
+  history.replaceState(null, "", `?game=${game.id}`);
+  updatePanel(); render(); botTurns();
 });
 
 // --- start --------------------------------------------------------------------------------
 
 // "Preparing the table... (k of n)" until the server's programs are compiled (play/warmup.py);
-// then the rest warms up while the human plays, and the bot's thinking time says so.
+// then the rest warms up while the human plays, and the bot's thinking line says when its
+// first move still compiles (`watchBot`).
 async function waitReady() {
   for (;;) {
-    warm = await api("GET", "/api/ready");
+    const warm = await api("GET", "/api/ready");
     const done = warm.steps.filter((s) => s.needed && s.seconds !== null).length;
     $("preparing-bar").max = Math.max(warm.needed, 1);
     $("preparing-bar").value = done;
@@ -672,20 +841,26 @@ async function waitReady() {
     await sleep(250);
   }
   $("preparing").hidden = true;
-  (async () => { // the rest, for the thinking line
-    while (warm.done < warm.total) { await sleep(1000); warm = await api("GET", "/api/ready"); }
-  })();
 }
 
 async function main() {
   showMute();
-  const [table] = await Promise.all([api("GET", "/api/table"), waitReady(), api("GET", "/api/levels").then((l) => { levels = l; })]);
+  const [table] = await Promise.all([
+    api("GET", "/api/table"), waitReady(),
+    api("GET", "/api/levels").then((l) => { levels = l; }), api("GET", "/api/rules").then((r) => { rulebook = r; }),
+  ]);
   view = new View(canvas, table);
+  fitTable();
+  new ResizeObserver(fitTable).observe($("table-box"));
   showOpponents();
   drawSpin();
-  const id = new URLSearchParams(location.search).get("game");
+  const params = new URLSearchParams(location.search), shared = params.get("replay"), id = shared || params.get("game");
   try {
     setGame(id ? await api("GET", `/api/games/${id}`) : await api("POST", "/api/games", {}));
+    if (shared) { // a replay link: the frame as it was played
+      history.replaceState(null, "", `?replay=${shared}`);
+      await startReplay(await api("GET", `/api/games/${shared}/replay`));
+    }
   } catch (err) {
     showError(`${err.message}: a new game instead`);
     setGame(await api("POST", "/api/games", {}));
@@ -707,6 +882,8 @@ window.piramida = {
   game: () => game,
   positions: () => (anim ? anim.positions : null),
   aimLine: () => aimLine,
+  hint: () => lastHint,
+  view: () => ({ upright: view.upright, pxPerMetre: view.cssScale }),
   cue: () => (anim ? anim.cue : null),
   heard: () => sounds.heard,
   timings,

@@ -1,5 +1,6 @@
 // The table from above, drawn at true proportions from the server's geometry (metres).
-// The house end (y = 0) is on the left; x = 0 (the left cushion, seen from the house) on top.
+// Lying (wide screens): the house end (y = 0) on the left, x = 0 (the left cushion, seen from
+// the house) on top. Upright (a phone held upright): the house end at the bottom, x = 0 on the left.
 
 const CLOTH = "#1d6b3a", RAIL = "#5b3a1a", NOSE = "#c9a96e", BALL = "#f4f1e6", COLOURED = "#f2c12e";
 const MARGIN = 0.13; // m of rail drawn around the bed
@@ -8,14 +9,35 @@ export const DROP_S = 0.25; // s a pocketed ball takes to sink from sight
 export const IMPACT_S = 0.2; // s the flash of the cue's impact lasts
 
 export class View {
+  // The canvas is sized by `fit` to the room it has: upright (the house end at the bottom) when
+  // the room is taller than wide, as on a phone held upright; else the house end on the left.
   constructor(canvas, table) {
     this.canvas = canvas;
     this.table = table;
-    this.scale = Math.min(canvas.width / (table.length + 2 * MARGIN), canvas.height / (table.width + 2 * MARGIN));
-    canvas.height = Math.round((table.width + 2 * MARGIN) * this.scale);
+    this.upright = false;
+    this.scale = 1;
+    this.cssScale = 1; // CSS pixels per metre
   }
-  toScreen(x, y) { return [(y + MARGIN) * this.scale, (x + MARGIN) * this.scale]; }
-  toTable(sx, sy) { return [sy / this.scale - MARGIN, sx / this.scale - MARGIN]; }
+  fit(width, height) {
+    const t = this.table, long = t.length + 2 * MARGIN, short = t.width + 2 * MARGIN;
+    this.upright = height > width;
+    const [across, along] = this.upright ? [width, height] : [height, width];
+    this.cssScale = Math.max(1e-3, Math.min(along / long, across / short));
+    const ratio = window.devicePixelRatio || 1, [w, h] = this.upright ? [short, long] : [long, short];
+    this.canvas.style.width = `${Math.floor(w * this.cssScale)}px`;
+    this.canvas.style.height = `${Math.floor(h * this.cssScale)}px`;
+    this.canvas.width = Math.round(w * this.cssScale * ratio);
+    this.canvas.height = Math.round(h * this.cssScale * ratio);
+    this.scale = this.cssScale * ratio;
+  }
+  toScreen(x, y) {
+    const s = this.scale;
+    return this.upright ? [(x + MARGIN) * s, (this.table.length + MARGIN - y) * s] : [(y + MARGIN) * s, (x + MARGIN) * s];
+  }
+  toTable(sx, sy) {
+    const s = this.scale;
+    return this.upright ? [sx / s - MARGIN, this.table.length + MARGIN - sy / s] : [sy / s - MARGIN, sx / s - MARGIN];
+  }
   // Mouse event -> table coordinates, whatever the canvas's CSS size.
   fromEvent(event) {
     const box = this.canvas.getBoundingClientRect();
@@ -25,13 +47,18 @@ export class View {
   }
 }
 
+// The screen rectangle between two table points, whichever way the table is drawn.
+function screenBox(view, ax, ay, bx, by) {
+  const [sx0, sy0] = view.toScreen(ax, ay), [sx1, sy1] = view.toScreen(bx, by);
+  return [Math.min(sx0, sx1), Math.min(sy0, sy1), Math.abs(sx1 - sx0), Math.abs(sy1 - sy0)];
+}
+
 export function drawTable(ctx, view) {
-  const t = view.table, s = view.scale;
+  const t = view.table;
   ctx.fillStyle = RAIL;
   ctx.fillRect(0, 0, view.canvas.width, view.canvas.height);
   ctx.fillStyle = CLOTH;
-  const [x0, y0] = view.toScreen(0, 0);
-  ctx.fillRect(x0, y0, t.length * s, t.width * s);
+  ctx.fillRect(...screenBox(view, 0, 0, t.width, t.length));
   ctx.fillStyle = "#000";
   for (const p of t.pockets) circle(ctx, view, p.x, p.y, p.r, true);
   ctx.strokeStyle = NOSE;
@@ -49,9 +76,8 @@ export function drawTable(ctx, view) {
 
 // Shade the region a ball in hand may be placed in.
 export function drawRegion(ctx, view, box) {
-  const [sx0, sy0] = view.toScreen(box.x0, box.y0), [sx1, sy1] = view.toScreen(box.x1, box.y1);
   ctx.fillStyle = "rgba(255,255,255,0.08)";
-  ctx.fillRect(sx0, sy0, sx1 - sx0, sy1 - sy0);
+  ctx.fillRect(...screenBox(view, box.x0, box.y0, box.x1, box.y1));
 }
 
 // Balls as [id, x, y, scale?, roll?]: `scale` < 1 while one drops into a pocket, `roll` the

@@ -90,9 +90,11 @@ def test_foul_decision_then_finish_the_frame_and_replay_it(page: Page, base_url:
     assert page.evaluate("window.piramida.ui.take") == 14
     page.click("#decision-buttons button[data-option=shoot]")
     wait_idle_for_human(page)
-    assert page.inner_text("#headline") == "You took ball 14 and chose to shoot. You play."
+    assert page.inner_text("#headline") == "You took a ball as the penalty ball and chose to shoot. You play."
     page.click("#rules summary")  # the rule numbers, behind a toggle
-    assert "You decided to shoot and took ball 14 (G6, G6(1), FREE-7" in page.inner_text("#rules-text")
+    assert "You decided to shoot and took a ball as the penalty ball (G6, G6(1), FREE-7" in page.inner_text(
+        "#rules-text"
+    )
     assert game(page)["state"]["shelves"][0] == [1, 2, 3, 4, 5, 6, 14]
 
     page.mouse.click(*at(page, 0.40, 0.40))  # Free: pick the ball to strike (G4.3)
@@ -110,7 +112,7 @@ def test_foul_decision_then_finish_the_frame_and_replay_it(page: Page, base_url:
     page.click("#shoot")
     page.wait_for_selector("#over:not([hidden])")
     assert "You won 8:6" in page.inner_text("#over-text")
-    assert page.inner_text("#headline") == "You potted 13. You won the frame 8:6."
+    assert page.inner_text("#headline") == "You potted a ball. You won the frame 8:6."
     shot(page, "play-game-over")
 
     page.click("#new-game summary")

@@ -32,31 +32,35 @@ def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
     return game
 
 
-def verdict(**fields: Any) -> dict[str, Any]:
+def verdict(variant: str = "free", **fields: Any) -> dict[str, Any]:
     """A shot's verdict JSON with only what the headline reads."""
     base = dict(valid=True, foul=None, scored=[], scored_by=None, game_over=False, winner=None, scores=[3, 2])
-    return base | {"next_player": 1, "decision": None, "phase": "normal", "region": None} | fields
+    base |= {"next_player": 1, "decision": None, "phase": "normal", "region": None}
+    return base | {"state": {"variant": variant}} | fields
 
 
 def test_headlines_say_what_happened_and_what_comes_next() -> None:
     assert words.shot_headline(verdict(scored=[15], scored_by=0, next_player=0), NAMES, 0) == (
-        "You potted 15: shoot again."
+        "You potted a ball: shoot again."  # Free: the white balls carry no numbers on the table
     )
     foul = {"kinds": ["no-contact"], "rules": ["G20(1.1)"]}
     g6 = {"kind": "G6", "takes_ball": True}
     assert words.shot_headline(verdict(foul=foul, decision=g6), NAMES, 0) == (
-        "Foul: the own ball touched nothing. The bot takes a ball and chooses who plays."
+        "Foul: the struck ball touched nothing. The bot takes a ball and chooses who plays."
     )
-    assert words.shot_headline(verdict(foul=foul, next_player=0, decision=g6), NAMES, 1) == (
-        "Foul: the own ball touched nothing. You take a ball and choose who plays."
+    assert words.shot_headline(verdict("combined", foul=foul, next_player=0, decision=g6), NAMES, 1) == (
+        "Foul: the coloured ball touched nothing. You take a ball and choose who plays."
     )
     assert words.shot_headline(verdict(), NAMES, 0) == "You potted nothing. The bot plays."
     in_hand = verdict(next_player=0, phase="in-hand", region="house")
     assert words.shot_headline(in_hand, NAMES, 1) == (
-        "The bot potted nothing. You play with the own ball in hand in the house zone."
+        "The bot potted nothing. You play from hand, in the house zone."
     )
-    assert words.shot_headline(verdict(scored=[4, 9], scored_by=1, next_player=1), NAMES, 1) == (
-        "The bot potted 4 and 9: it shoots again."
+    assert words.shot_headline(verdict("classic", scored=[4, 9], scored_by=1, next_player=1), NAMES, 1) == (
+        "The bot potted balls 4 and 9: it shoots again."  # Classic's balls carry their numbers
+    )
+    assert words.shot_headline(verdict(scored=[0, 4, 9], scored_by=1, next_player=1), NAMES, 1) == (
+        "The bot potted the coloured ball and 2 other balls: it shoots again."
     )
 
 
@@ -64,10 +68,10 @@ def test_moves_carry_the_headline_and_the_rules_behind_it(tmp_path: Path) -> Non
     client = make_client(tmp_path)
     game = new_game(client, state=HUMAN_DECIDES)
     decided = client.post(f"/api/games/{game['id']}/decision", json={"option": "shoot", "ball": 14}).json()
-    assert decided["move"]["headline"] == "You took ball 14 and chose to shoot. You play."
+    assert decided["move"]["headline"] == "You took a ball as the penalty ball and chose to shoot. You play."
     assert "FREE-7" in " ".join(decided["move"]["words"])
     won = client.post(f"/api/games/{game['id']}/shot", json=WINNING_SHOT).json()
-    assert won["move"]["headline"] == "You potted 13. You won the frame 8:6."
+    assert won["move"]["headline"] == "You potted a ball. You won the frame 8:6."
     assert won["game"]["log"][-1]["headline"] == won["move"]["headline"]
     assert [kind for _, kind in won["move"]["animation"]["sounds"]][-1] == "pocket"
     assert won["move"]["animation"]["strike"]["phi"] == WINNING_SHOT["phi"]

@@ -1,4 +1,4 @@
-"""The page as a player meets it (issue 24): any screen, levels, cue, aiming line, verdicts, motion, sound.
+"""The page as a player meets it: any screen, levels, cue, aiming line, verdicts, motion, sound.
 
 Three screen sizes (a 1280x800 desktop, an 800x600 window, a 390x844 phone held upright, by
 touch); screenshots of each go to `tests/artifacts/`. The server is `conftest.py`'s (greedy).
@@ -186,7 +186,7 @@ def test_the_verdict_comes_when_the_balls_stop_and_a_pocketed_ball_drops(page: P
         "(window.piramida.positions() || []).some(b => b[0] === 13 && b[3] < 1)"
     )  # it sinks
     page.wait_for_selector("#over:not([hidden])")
-    assert page.inner_text("#headline") == "You potted 13. You won the frame 8:5."
+    assert page.inner_text("#headline") == "You potted a ball. You won the frame 8:5."
     assert page.is_hidden("#rules-text")
     page.click("#rules summary")
     assert "G22.2" in page.inner_text("#rules-text")

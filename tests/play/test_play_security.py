@@ -1,4 +1,4 @@
-"""The play server refuses hostile requests (issue 22): other Hosts, other Origins, bodies that are not JSON.
+"""The play server refuses hostile requests: other Hosts, other Origins, bodies that are not JSON.
 
 And whatever body a request carries (random bytes, random JSON, a valid move or position
 with one value swapped for a hostile one), the answer is a JSON 4xx error naming it in a

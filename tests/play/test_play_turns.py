@@ -1,6 +1,6 @@
 """The turn flow never sticks: a rematch the bot breaks, a new game mid-animation, a double click on Shoot.
 
-Each of these stuck the page before (issue 24): the bot never broke after a rematch, the old
+Each of these stuck the page before: the bot never broke after a rematch, the old
 game came back when its animation ended, and a second click answered a red "seq" error.
 """
 
