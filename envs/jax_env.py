@@ -16,7 +16,10 @@ replies, and restarts the frames that ended (their last observation is
 `point_reward`) plus `win_reward` for a won frame, minus it for a lost one. The functions
 are pure: the PRNG keys are arguments (`reset` draws the frames from `key`, `step` the
 execution noise and the opponent's draws), so a seed gives the same frames, and they work
-under `jit` and `lax.scan` (tested; `vmap` and `shard_map` of this env are not yet). Only
+under `jit`, `lax.scan`, `vmap` (over groups of tables) and `shard_map` (tables split over
+devices; give each device its own key, e.g. `fold_in(key, axis_index)`, and pass
+`check_vma=False`: the env's `cond`s return arrays the replication checker takes for
+replicated), all tested against plain calls. Only
 the action mode, the observation kind, the opponent and `num_envs` shape the compiled
 program; the numbers in `params` (variant, noise, shot limit, rewards) are traced, so
 every variant and noise level shares one compile.

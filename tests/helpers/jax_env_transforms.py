@@ -1,0 +1,106 @@
+"""The pure-JAX env under `shard_map` (two forced CPU devices) and `vmap`, against plain calls.
+
+Run in a fresh process (XLA reads the device count when JAX starts); prints one JSON line:
+whether each transformed call gave the bits of the same tables stepped one group at a time.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
+
+import json
+from typing import Any
+
+import jax
+import numpy as np
+from jax.sharding import Mesh, PartitionSpec
+
+import piramida.physics as ph
+from piramida.envs import make_jax
+
+try:
+    from jax import shard_map  # type: ignore[attr-defined]
+except ImportError:  # jax before shard_map left `experimental`
+    from jax.experimental.shard_map import shard_map
+
+LOCAL = 2  # tables per device (per vmapped group)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Bitwise equality of two pytrees of arrays."""
+    return all(
+        np.array_equal(np.asarray(x), np.asarray(y))
+        for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b), strict=True)
+    )
+
+
+def main() -> None:
+    """Step 2 x LOCAL tables both ways; print whether the bits agree."""
+    ph.runtime.use_float64()
+    env, params = make_jax("free", num_envs=LOCAL, opponent="random")
+    assert jax.device_count() == 2, jax.devices()
+    mesh = Mesh(np.asarray(jax.devices()), ("tables",))
+    tables = PartitionSpec("tables")
+
+    def device_key(key: Any) -> Any:
+        return jax.random.fold_in(key, jax.lax.axis_index("tables"))  # each device its own draws
+
+    # check_vma=False: the env's `cond`s return arrays the type checker would call replicated.
+    reset = jax.jit(
+        shard_map(
+            lambda key: env.reset(device_key(key), params),
+            mesh=mesh,
+            in_specs=PartitionSpec(),
+            out_specs=tables,
+            check_vma=False,
+        )
+    )
+    step = jax.jit(
+        shard_map(
+            lambda key, state, action: env.step(device_key(key), state, action, params),
+            mesh=mesh,
+            in_specs=(PartitionSpec(), tables, tables),
+            out_specs=tables,
+            check_vma=False,
+        )
+    )
+    key, action_key = jax.random.PRNGKey(0), jax.random.PRNGKey(1)
+    actions = jax.random.uniform(action_key, (2 * LOCAL, 11), minval=-1, maxval=1)
+    _, state = reset(key)
+    sharded = step(key, state, actions)
+
+    plain_reset, plain_step = jax.jit(env.reset), jax.jit(env.step)
+    groups = []
+    for device in range(2):
+        _, mine = plain_reset(jax.random.fold_in(key, device), params)
+        rows = actions[device * LOCAL : (device + 1) * LOCAL]
+        groups.append(plain_step(jax.random.fold_in(key, device), mine, rows, params))
+    joined = jax.tree_util.tree_map(lambda *parts: np.concatenate(parts), *groups)
+
+    keys = jax.random.split(key, 2)
+    _, states = jax.jit(jax.vmap(lambda k: env.reset(k, params)))(keys)
+    vmapped = jax.jit(jax.vmap(lambda k, s, a: env.step(k, s, a, params)))(
+        keys, states, actions.reshape(2, LOCAL, 11)
+    )
+    one_by_one = []
+    for group in range(2):
+        _, mine = plain_reset(keys[group], params)
+        one_by_one.append(plain_step(keys[group], mine, actions[group * LOCAL : (group + 1) * LOCAL], params))
+    stacked = jax.tree_util.tree_map(lambda *parts: np.stack(parts), *one_by_one)
+
+    print(
+        json.dumps(
+            {
+                "sharded_shape": list(sharded[0].shape),
+                "shard_map_same": same(sharded, joined),
+                "vmap_shape": list(vmapped[0].shape),
+                "vmap_same": same(vmapped, stacked),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
