@@ -41,6 +41,7 @@ from rich.table import Table
 
 import piramida.physics as ph
 from piramida.envs import core
+from piramida.envs.core import padded
 from piramida.envs.vector_env import PyramidVectorEnv
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
@@ -60,16 +61,14 @@ def measure(tables: int, steps: int, seed: int, opponent: str = "random") -> dic
     env.reset(seed=seed)
     env.action_space.seed(seed)
     env.step(env.action_space.sample())  # compiles (or loads from the cache)
-    for c in env.cores:
-        c.trace = []
+    env.core.trace = []
     started = time.perf_counter()
     for _ in range(steps):
         env.step(env.action_space.sample())
     env_s = time.perf_counter() - started
-    calls = [call for c in env.cores for call in (c.trace or [])]
-    table, size = ph.preset(), env.compiled_tables
-    for shape in {int(balls.r.shape[0]): (balls, strikes) for balls, strikes in calls}.values():
-        jax.block_until_ready(ph.simulate(table, *shape, validate=False))  # each shape compiled first
+    calls = env.core.trace
+    table, size = ph.preset(), padded(tables)
+    jax.block_until_ready(ph.simulate(table, *calls[0], validate=False))  # same shape: cached
     started = time.perf_counter()
     for balls, strikes in calls:
         jax.block_until_ready(ph.simulate(table, balls, strikes, validate=False))
@@ -110,16 +109,13 @@ def stages(tables: int, seed: int, opponent: str, repeats: int = 5) -> dict[str,
     env.action_space.seed(seed)
     for _ in range(3):
         env.step(env.action_space.sample())
-    # Every chunk's tables as one batch: each stage timed on all of them in one call.
-    states, all_keys, _ = env.games()
-    keys = core.split_keys(all_keys)[1]
-    sample = np.asarray(env.action_space.sample())
-    padding = np.repeat(sample[:1], env.compiled_tables - tables, axis=0)
-    actions = jnp.asarray(np.concatenate([sample, padding]))
+    c = env.core
+    states, keys = c.states, core.split_keys(c.keys)[1]
+    actions = jax.tree_util.tree_map(lambda a: jnp.asarray(c._pad(np.asarray(a))), env.action_space.sample())
     moves = core.decode_moves(states, actions, "raw")
     active = core.to_move(states, core.LEARNER)
-    _, outcome, _ = core.play_masked(states, moves, all_keys, active, env.settings.noise)
-    settings, opponent_policy = env.settings, env.cores[0].opponent
+    _, outcome, _ = core.play_masked(states, moves, c.keys, active, c.settings.noise)
+    settings = c.settings
     # The referee's inputs as `rules.game.play` makes them, and the shots with their log kept.
     noise = jnp.full(states.phase.shape[0], settings.noise)
     _, called, shots, balls, strikes = jax.vmap(lambda s, m, k, g: prepare(s, m, k, g, DIMS.R))(
@@ -130,9 +126,9 @@ def stages(tables: int, seed: int, opponent: str, repeats: int = 5) -> dict[str,
     record = record_of(logged)
     times = {
         "decode (learner's actions)": best_of(repeats, lambda: core.decode_moves(states, actions, "raw")),
-        f"opponent's choice ({opponent})": best_of(repeats, lambda: opponent_policy(states, keys)),
+        f"opponent's choice ({opponent})": best_of(repeats, lambda: c.opponent(states, keys)),
         "move (kernel + referee)": best_of(
-            repeats, lambda: core.play_masked(states, moves, all_keys, active, settings.noise)
+            repeats, lambda: core.play_masked(states, moves, c.keys, active, settings.noise)
         ),
         "kernel alone (as a move: no log kept)": best_of(
             repeats,

@@ -3,10 +3,10 @@
 `Core` keeps B games (as one batched `GameState`) and plays them in whole jitted calls:
 the learner's actions are decoded and played on every table at once (`rules.game.play`:
 kernel, then referee), then the opponent moves wherever it is the opponent's turn, until
-every table waits for the learner again or has ended. The batch is padded to a `bucket`
-(a power of two from `PAD` tables), and a larger env is several `Core`s (`chunks`), so a
-few compiled programs (the referee, the bots and the observation around the kernel,
-which itself compiles once for every size) serve envs of every size.
+every table waits for the learner again or has ended. The batch is padded to a multiple
+of `PAD` tables, so one compiled program (the referee, the bots and the observation
+around the kernel, which itself compiles once for every size) serves every env with up
+to `PAD` tables (the single env, small vector envs, the tests).
 
 The learner is seat 0 on every table; who breaks first is drawn per frame, and the
 breaks of a frame follow G13 only within a `Core` episode (one frame is one episode).
@@ -124,35 +124,8 @@ def check_reset_options(options: dict[str, Any] | None) -> None:
 
 
 def padded(batch: int) -> int:
-    """`batch` rounded up to a multiple of `PAD` (the smallest batch the envs compile)."""
+    """The compiled batch size for `batch` tables."""
     return -(-batch // PAD) * PAD
-
-
-# On the CPU, an env of more tables than this plays them as chunks of this many, each
-# chunk one `Core` (the last one's batch a power of two): every batch size then runs the
-# same few compiled programs, and a second env of another size compiles nothing new. A
-# chunk is large enough that per-call costs stay small beside its tables' work. On a
-# GPU, which wants every table in one call, an env is one chunk.
-CPU_CHUNK = 256
-
-
-def chunks(batch: int) -> list[int]:
-    """The tables of each `Core` of a `batch`-table env: full chunks, then the rest."""
-    if jax.default_backend() != "cpu":
-        return [batch]
-    full, rest = divmod(batch, CPU_CHUNK)
-    return [CPU_CHUNK] * full + ([rest] if rest else [])
-
-
-def bucket(batch: int) -> int:
-    """The compiled batch of a `Core` of `batch` tables: a power of two from `PAD` up to `CPU_CHUNK`.
-
-    Few shapes, so few compiles: a chunk's remainder reuses another env's program. Above
-    `CPU_CHUNK` (one chunk on a GPU) a multiple of `PAD`.
-    """
-    if batch > CPU_CHUNK:
-        return padded(batch)
-    return max(PAD, 1 << (batch - 1).bit_length())
 
 
 # The compiled programs take only what shapes them as static arguments (the action mode,
@@ -337,7 +310,7 @@ class Core:
         if batch < 1:
             raise ValueError(f"num_envs: expected a positive number of tables, got {batch}")
         preload_in_background()  # the kernel's build beside the first reset's compiles
-        self.batch, self.size, self.settings, self.opponent = batch, bucket(batch), settings, opponent
+        self.batch, self.size, self.settings, self.opponent = batch, padded(batch), settings, opponent
         self.states: st.GameState | None = None
         self.keys: Any = None
         self.learner_moves = np.zeros(batch, np.int64)

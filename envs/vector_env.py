@@ -1,8 +1,4 @@
-"""`PyramidVectorEnv`: B tables stepped by jitted calls, for `gymnasium.make_vec`.
-
-On the CPU the tables are played in chunks of `core.CPU_CHUNK`, each chunk a `core.Core`,
-so every env size runs the same compiled programs (a second env of another size compiles
-nothing new); on a GPU all tables are one `Core`.
+"""`PyramidVectorEnv`: B tables stepped by one jitted call, for `gymnasium.make_vec`.
 
 Auto-reset happens in the same step (Gymnasium's `AutoresetMode.SAME_STEP`): a table
 whose frame ended returns the first observation of its next frame, and the last
@@ -16,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
@@ -28,12 +22,11 @@ from piramida.envs import core, opponents
 from piramida.envs import observation as encoding
 from piramida.physics.fields import read_int
 from piramida.physics.runtime import in_float64_methods
-from piramida.rules import state as st
 
 
 @in_float64_methods
 class PyramidVectorEnv(VectorEnv[Any, Any, Any]):
-    """B frames of one variant (see `PyramidEnv` for the arguments), stepped by jitted calls."""
+    """B frames of one variant (see `PyramidEnv` for the arguments), one jitted step for all."""
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012
 
@@ -55,8 +48,7 @@ class PyramidVectorEnv(VectorEnv[Any, Any, Any]):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.opponent = opponents.resolve(opponent, self.settings)
-        self.cores = [core.Core(size, self.settings, self.opponent) for size in core.chunks(self.num_envs)]
-        self.starts = np.cumsum([0] + [c.batch for c in self.cores])  # each core's first table
+        self.core = core.Core(self.num_envs, self.settings, self.opponent)
         self.render_mode = None
 
     def set_opponent_policy(self, policy: opponents.ObservationPolicy) -> None:
@@ -78,9 +70,8 @@ class PyramidVectorEnv(VectorEnv[Any, Any, Any]):
         else:
             super().reset(seed=seed)
             seeds = core.seeds_from(self.np_random, self.num_envs)
-        for c, part in zip(self.cores, self._split(seeds), strict=True):
-            c.reset(part)
-        return self._observe(), self._info(None)
+        self.core.reset(seeds)
+        return self.core.observe(), self.core.info(None)
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Every table's move, the opponents' replies, and same-step resets of ended frames."""
@@ -93,60 +84,17 @@ class PyramidVectorEnv(VectorEnv[Any, Any, Any]):
             raise ValueError(
                 f"actions: table {k}'s action {actions[k]} is outside {single} (NaN, infinite, out of range)"
             )
-        steps = [c.step(part) for c, part in zip(self.cores, self._split(actions), strict=True)]
-        reward, terminated, truncated = (np.concatenate([s[k] for s in steps]) for k in range(3))
-        infos = self._info([s[3] for s in steps])
+        reward, terminated, truncated, outcome = self.core.step(actions)
+        infos = self.core.info(outcome)
         done = terminated | truncated
         if done.any():
-            infos["final_obs"] = self._observe()
+            infos["final_obs"] = self.core.observe()
             infos["_final_obs"] = done
-            seeds = core.seeds_from(self.np_random, self.num_envs)
-            for c, part, where in zip(self.cores, self._split(seeds), self._split(done), strict=True):
-                if where.any():
-                    c.reset(part, where=where)
-        return self._observe(), reward.astype(np.float64), terminated, truncated, infos
+            self.core.reset(core.seeds_from(self.np_random, self.num_envs), where=done)
+        return self.core.observe(), reward.astype(np.float64), terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
         """(B, sum(nvec)) legal choices of the assisted mode (MaskablePPO)."""
         if self.settings.action_mode != "assisted":
             raise ValueError("action_masks: only the assisted action mode has discrete choices")
-        return np.concatenate([c.action_masks() for c in self.cores])
-
-    @property
-    def compiled_tables(self) -> int:
-        """The tables the cores play, padding included (the games' batch in `games`)."""
-        return sum(c.size for c in self.cores)
-
-    def games(self) -> tuple[st.GameState, Any, np.ndarray]:
-        """Every core's games and JAX keys (padded, in order) and learner moves, each as one batch."""
-        assert all(c.states is not None for c in self.cores), "call reset() first"
-        states = jax.tree_util.tree_map(lambda *rows: jnp.concatenate(rows), *[c.states for c in self.cores])
-        keys = jnp.concatenate([c.keys for c in self.cores])
-        return states, keys, np.concatenate([c.learner_moves for c in self.cores])
-
-    def set_games(self, states: st.GameState, keys: Any, learner_moves: np.ndarray) -> None:
-        """Put back what `games` took (a resumed run), cut into each core's tables."""
-        first = np.cumsum([0] + [c.size for c in self.cores])
-        for c, start, end, moves in zip(
-            self.cores, first[:-1], first[1:], self._split(learner_moves), strict=True
-        ):
-            c.states = jax.tree_util.tree_map(lambda x, start=start, end=end: x[start:end], states)
-            c.keys = keys[start:end]
-            c.learner_moves[:] = moves
-
-    def _split(self, rows: np.ndarray) -> list[np.ndarray]:
-        """`rows` (B, ...) cut into each core's tables."""
-        return np.split(rows, self.starts[1:-1])
-
-    def _observe(self) -> Any:
-        return _joined([c.observe() for c in self.cores])
-
-    def _info(self, outcomes: list[Any] | None) -> dict[str, np.ndarray]:
-        """Each core's infos joined; `outcomes`: each core's learner move, or None after a reset."""
-        moves = outcomes if outcomes is not None else [None] * len(self.cores)
-        return _joined([c.info(o) for c, o in zip(self.cores, moves, strict=True)])
-
-
-def _joined(parts: list[Any]) -> Any:
-    """The cores' pytrees of (b, ...) numpy arrays as one of (B, ...)."""
-    return jax.tree_util.tree_map(lambda *rows: np.concatenate(rows), *parts)
+        return self.core.action_masks()

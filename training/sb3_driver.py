@@ -30,30 +30,30 @@ from piramida.training.league import League
 
 def env_state(env: Any) -> dict[str, Any]:
     """The vector env's games, JAX keys, move counters and reset generator (numpy)."""
-    states, keys, learner_moves = env.venv.games()
+    engine = env.venv.core
     return {
-        "states": checkpoint.flat_arrays(states),
-        "keys": np.asarray(keys),
-        "learner_moves": learner_moves,
+        "states": checkpoint.flat_arrays(engine.states),
+        "keys": np.asarray(engine.keys),
+        "learner_moves": engine.learner_moves.copy(),
         "np_random": env.venv.np_random.bit_generator.state,
     }
 
 
 def set_env_state(ck: checkpoint.Checkpoint, env: Any) -> None:
     """Put back what `env_state` took; CheckpointError where it does not fit this env."""
-    venv = env.venv
+    engine = env.venv.core
     saved = checkpoint.part(ck, "resume", "env")
     if not isinstance(saved, dict):
         raise ck.error("resume.env: not a table")
     # The shapes of the env's games and keys, as a reset would make them (without playing one).
-    keys = jax.ShapeDtypeStruct((venv.compiled_tables, 2), jnp.uint32)
-    states, keys = jax.eval_shape(core.new_frames, keys, venv.settings.variant)
-    states = checkpoint.filled(ck, states, saved.get("states"), "resume.env.states")
-    keys = checkpoint.filled(ck, keys, {"": saved.get("keys")}, "resume.env.keys")
+    keys = jax.ShapeDtypeStruct((engine.size, 2), jnp.uint32)
+    states, keys = jax.eval_shape(core.new_frames, keys, engine.settings.variant)
+    engine.states = checkpoint.filled(ck, states, saved.get("states"), "resume.env.states")
+    engine.keys = checkpoint.filled(ck, keys, {"": saved.get("keys")}, "resume.env.keys")
     moves = saved.get("learner_moves")
-    if not isinstance(moves, np.ndarray) or moves.shape != (venv.num_envs,):
+    if not isinstance(moves, np.ndarray) or moves.shape != engine.learner_moves.shape:
         raise ck.error("resume.env.learner_moves: not one count per table")
-    venv.set_games(states, keys, moves)
+    engine.learner_moves[:] = moves
     generator = np.random.Generator(np.random.PCG64())
     try:
         generator.bit_generator.state = saved["np_random"]

@@ -135,7 +135,7 @@ def test_vector_env_steps_every_table_and_resets_ended_frames_in_the_same_step()
             assert info["final_obs"].shape == (6, encoding.FLAT_SIZE)
             # The returned observation is the fresh frame's, the final one is kept aside.
             assert np.any(info["final_obs"][done] != obs[done], axis=1).all()
-            assert (envs.unwrapped.games()[2][done] == 0).all()
+            assert (envs.unwrapped.core.learner_moves[done] == 0).all()
         ended |= done
     assert ended.all(), "shot_limit=2 truncates every frame by the second learner move"
 

@@ -53,7 +53,7 @@ def test_sb3_vec_env_steps_every_table_and_ends_episodes_the_sb3_way() -> None:
     assert len(vec.reset_infos) == 3 and all("score" in info for info in vec.reset_infos)
 
     # Table 0's frame is marked over: it ends by termination, the others go on.
-    (engine,) = vec.venv.cores
+    engine = vec.venv.core
     assert engine.states is not None
     engine.states = engine.states.replace(phase=engine.states.phase.at[0].set(st.OVER))
     obs, reward, done, infos = vec.step(_actions(vec, 0))
