@@ -5,7 +5,7 @@ them alike: `act` takes B game states and B PRNG keys and returns one batched
 `rules.game.Move` for the player to move on each table, whatever the phase (a shot in
 BREAK, NORMAL and IN_HAND; a decision in DECISION; anything in OVER, which `play`
 ignores). The same keys give the same moves. Trained policies act on observations, not
-states, and become opponents through `envs/` (DESIGN.md).
+states, and become opponents through `envs/`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The waits a player sees, measured in the browser from `piramida play` itself (issue 24's targets).
+"""The waits a player sees, measured in the browser from `piramida play` itself.
 
     python benchmarks/play_timings.py [--json docs/play_timings.json]
 

@@ -1,8 +1,8 @@
 """JSON in and out for the commands that speak JSON (`simulate`, `referee`).
 
 Both read one JSON object or JSON Lines from a file or stdin and write one compact JSON
-line per request, in order, so the two contracts read and fail alike (DESIGN.md,
-"Command-line contracts"). Bad input is reported on stderr as one line naming the field
+line per request, in order, so the two contracts read and fail alike (README, "The JSON
+contracts"). Bad input is reported on stderr as one line naming the field
 (exit status 2): a lone request then gets no answer; a bad line of JSON Lines is answered
 in its place by `{"error": message, "line": N}` and every other line as it would be alone.
 The output is checked before any work and written atomically; an answer that would hold

@@ -1,4 +1,4 @@
-"""`piramida simulate`: JSON in, JSON out (DESIGN.md, "Command-line contracts").
+"""`piramida simulate`: JSON in, JSON out (README, "The JSON contracts").
 
 The command only reads, writes and reports; the contract itself (requests, results,
 batching) is `physics.contract`, shared with the referee, the play app and the benchmarks.

@@ -1,6 +1,6 @@
 """Table geometry: cushion segments, jaw faces, jaw noses and pocket capture circles.
 
-Frame (DESIGN.md): metres, origin at a corner of the playing surface, x across the table
+Frame: metres, origin at a corner of the playing surface, x across the table
 (0 to W), y along it (0 to L); the front (house) cushion is y = 0, the back cushion y = L;
 left is x = 0. Pockets are built the way pooltool-billiards builds a `PocketTableSpecs`
 table, from the same named fields, so that the two engines can be compared shot for
@@ -113,7 +113,7 @@ POOLTOOL_POCKET_SPEC = TableSpec(
 
 
 def _pyramid_spec() -> TableSpec:
-    """The 12 ft Russian pyramid table (shared/rules/RULES.en.md, Part V)."""
+    """The 12 ft Russian pyramid table (docs/rules/RULES.en.md, Part V)."""
     jaw_radius = 0.011  # middle-pocket rubber curve radius R2 "11 +- 1 mm" (S16); the
     # corner radius was not found, and the same figure is used for it.
     spec = TableSpec(

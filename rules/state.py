@@ -33,7 +33,7 @@ from piramida.rules import ids, placement
 BREAK, NORMAL, IN_HAND, DECISION, OVER = range(5)
 PHASE_NAMES: tuple[str, ...] = ("break", "normal", "in-hand", "decision", "over")
 
-# Decisions that are not shots (DESIGN.md, "Referee"), and their options (bit k of
+# Decisions that are not shots (G6, G12.2, DYN-7, ...), and their options (bit k of
 # `options` allows option k).
 NO_DECISION, G6, G12_2, DYN7, PENALTY_BALL, EXCHANGE = range(6)
 DECISION_NAMES: tuple[str, ...] = ("none", "G6", "G12.2", "DYN-7", "penalty-ball", "exchange")

@@ -3,8 +3,8 @@
 Every event of the kernel is such a time: a distance (squared, for circles) minus the
 contact distance reaches zero while decreasing. Roots are found by bisection on the
 monotone piece that holds the first sign change; the pieces are bounded by the critical
-points, the roots of the derivative's cubic in closed form (DESIGN.md: closed-form
-Ferrari misses roots in float32, and eigenvalue solvers run on the host).
+points, the roots of the derivative's cubic in closed form (closed-form Ferrari misses
+roots in float32, and eigenvalue solvers run on the host).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hostile JSON for `piramida simulate` and `piramida referee` (issue 22).
+"""Hostile JSON for `piramida simulate` and `piramida referee`.
 
 Whatever the input, each command exits 0 or 2, reports each refused request in one short
 line on stderr (never a traceback), and writes only JSON: no NaN, no infinity, one answer

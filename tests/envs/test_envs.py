@@ -52,7 +52,7 @@ def test_check_env_passes_in_assisted_mode_with_dict_observations(env_id: str) -
 
 
 def test_the_menu_observation_is_the_trained_bots_view_of_the_slots_the_actions_pick() -> None:
-    """Issue 23, item 2: per slot of the assisted actions' menu, the features a policy scores."""
+    """Per slot of the assisted actions' menu, the features a policy scores."""
     from piramida.agents.menu import shot_menu
     from piramida.agents.slots import SLOT_SIZE, observe_slots
     from piramida.rules import state as st

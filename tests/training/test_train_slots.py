@@ -2,9 +2,9 @@
 
 A tiny run (8 tables, rounds of 4 moves per table, frames cut after 4 moves) from the
 shipped policy, on the `menu` observation, in a league of greedy and `self` whose seed
-draws `self` every round: the learner itself in the first, then its checkpoints (issue
-23, item 3: improve the distilled policy with jax-ppo against a league with its own past
-checkpoints). It writes a policy that plays as a `trained` bot, resumes exactly (the
+draws `self` every round: the learner itself in the first, then its checkpoints (the
+distilled policy improved with jax-ppo against a league with its own past checkpoints).
+It writes a policy that plays as a `trained` bot, resumes exactly (the
 pool of snapshots included), and leaves the search's decisions out of the policy loss.
 """
 
