@@ -763,7 +763,8 @@ function showOpponents() {
   const select = $("opponent");
   for (const level of levels.levels) {
     const option = document.createElement("option");
-    option.value = level.name; option.textContent = level.name;
+    option.value = level.name;
+    option.textContent = level.rating == null ? level.name : `${level.name} · ${level.rating}`;
     select.appendChild(option);
   }
   if (!levels.default) { // the command line named a bot that is no level: it is offered as it is
@@ -778,7 +779,9 @@ function showOpponents() {
 
 function showOpponentLine() {
   const level = levels.levels.find((l) => l.name === $("opponent").value);
-  $("opponent-line").textContent = level ? level.line : "The bot the server was started with.";
+  const rated = level && level.rating != null
+    ? ` Rated ${level.rating} (Elo between the bots, the novice level 1000).` : "";
+  $("opponent-line").textContent = level ? level.line + rated : "The bot the server was started with.";
 }
 
 // --- replay -------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from helpers.play_layouts import HUMAN_DECIDES, NEAR_END, WINNING_SHOT
 from pagekit import PLAYBACK, SCREENS, at, game, new_game, open_page, shot, wait_idle_for_human
 from playwright.sync_api import Browser, Page
 
-from piramida.play import engine
+from piramida.play import engine, levels
 
 pytestmark = pytest.mark.slow
 PRACTICE = {"bot": "greedy", "level": "easy", "noise": "amateur", "practice": True}
@@ -93,6 +93,19 @@ def test_the_moves_list_shows_every_number_past_ten(browser: Browser, base_url: 
         assert log is not None and tenth is not None
         assert tenth["x"] >= log["x"] and tenth["width"] >= 2 * 6  # "10." whole, inside the list
         shot(page, "play-moves-past-ten")
+
+
+def test_the_level_list_names_each_level_with_its_measured_rating(browser: Browser, base_url: str) -> None:
+    rated = [level for level in levels.LEVELS if level.rating is not None]
+    assert len(rated) >= 5  # the ladder's measured levels
+    with open_page(browser, SCREENS["desktop"]) as page:
+        new_game(page, base_url, seed=5)
+        options = "all => all.map((o) => [o.value, o.textContent])"
+        names = dict(page.eval_on_selector_all("#opponent option", options))
+        for level in rated:
+            assert names[level.name] == f"{level.name} · {level.rating}"
+        page.select_option("#opponent", rated[0].name)
+        assert f"Rated {rated[0].rating}" in page.inner_text("#opponent-line")
 
 
 def test_on_a_phone_held_upright_the_table_stands_upright_and_fills_the_screen(
