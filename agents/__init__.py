@@ -1,4 +1,4 @@
-"""piramida.agents: bots that play from the game state (the agent protocol, random, greedy, search, trained).
+"""piramida.agents: bots that play from the game state (protocol, random, greedy, casual, search, trained).
 
 `make_agent` builds one by name, and `make_bot` from a player's name (`greedy`,
 `search:medium`), so matches, the environments and the command line name bots alike
@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from piramida.agents.candidates import Candidates, PowerRule
+from piramida.agents.casual import CasualAgent
 from piramida.agents.greedy import GreedyAgent
 from piramida.agents.protocol import Agent
 from piramida.agents.random_agent import RandomAgent
@@ -21,6 +22,7 @@ from piramida.agents.trained import TrainedAgent
 AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
+    "casual": CasualAgent,
     "search": SearchAgent,
     "trained": TrainedAgent,
 }
@@ -29,7 +31,7 @@ LEVELS_OF: dict[str, Any] = {"search": LEVELS, "trained": TRAINED_LEVELS}  # the
 
 
 def make_agent(name: str, **kwargs: Any) -> Agent:
-    """The agent called `name` ("random", "greedy", "search", "trained"), built with `kwargs`.
+    """The agent called `name` ("random", "greedy", "casual", "search", "trained"), built with `kwargs`.
 
     A ValueError names an unknown one.
     """
@@ -52,7 +54,7 @@ def check_bot(name: str) -> str:
 
 
 def make_bot(name: str, noise_level: float) -> Agent:
-    """The bot called `name` (`random`, `greedy`, `search[:LEVEL]`, `trained[:LEVEL]`) at `noise_level`.
+    """The bot called `name` (`random`, `greedy`, `casual`, `search[:LEVEL]`, `trained[:LEVEL]`) at a noise.
 
     The search plans for the noise of the games it plays and the trained policy sees it,
     so they are built per noise level.
@@ -71,6 +73,7 @@ __all__ = [
     "PLANNERS",
     "Agent",
     "Candidates",
+    "CasualAgent",
     "GreedyAgent",
     "PowerRule",
     "RandomAgent",

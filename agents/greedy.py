@@ -93,6 +93,13 @@ def greedy_moves(
     plays `safety_move`, planned only when some table needs it (a `cond` on the batch).
     """
     menu = shot_menu(states, GREEDY_MENU, rule, dims, table, params, models)
+    return greedy_from_menu(states, menu, dims, rule, table)
+
+
+def greedy_from_menu(
+    states: st.GameState, menu: Family, dims: st.Dims, rule: PowerRule, table: Table
+) -> Move:
+    """`greedy_moves` on (B,) states whose `GREEDY_MENU` is `menu` (for bots that start from greedy)."""
     chosen = jax.vmap(lambda m: _menu_move(m, rule))(menu)
     empty = ~menu.valid[:, 0] & ~menu.valid[:, PLAIN_SAFETY]
     plan = jax.vmap(lambda s, p: safety_move(s, p, dims, rule, table))

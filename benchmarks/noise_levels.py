@@ -6,7 +6,9 @@ along the pocket's axis (the diagonal), the object ball 1 m from the pocket's ai
 the greedy power rule's speed. Each magnitude is shot `--repeats` times with its own
 noise keys (`physics.noise.perturb`), all magnitudes in one batched `physics.simulate`
 call. `pro` is the magnitude with a pot rate of about 95 %, `amateur` about 50 %; the
-script prints them, interpolated on the measured curve.
+script prints them, interpolated on the measured curve. The cues below them (`improver`,
+`novice`) are set by their pot rate in frames (docs/levels.md), where the shots are easier
+than this one; the script prints this shot's rate at every named level.
 
 Usage::
 
@@ -35,7 +37,7 @@ runtime.use_float64()  # a piramida program: the games compute in float64 throug
 TABLE = ph.preset()
 PARAMS = ph.PYRAMID_PARAMS
 R = float(PARAMS.R)
-MAGNITUDES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.0)
+MAGNITUDES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0)
 POCKET = 0  # front-left
 TARGETS = {"pro": 0.95, "amateur": 0.5}
 
@@ -110,6 +112,10 @@ def main() -> None:
         print(f"{row['magnitude']:9.2f} {row['pot_rate']:9.3f} {row['stderr']:6.3f}")
     for name, value in report["levels"].items():
         print(f"{name}: {TARGETS[name]:.0%} at magnitude {value:.3f}")
+    for name, magnitude in noise.LEVELS.items():
+        rate = next((r["pot_rate"] for r in report["rows"] if r["magnitude"] == magnitude), None)
+        shown = "not on the curve" if rate is None else f"pot rate {rate:.3f}"
+        print(f"level {name} ({magnitude:g}): {shown}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=2)

@@ -39,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=parse_agents,
         required=True,
         help="comma-separated players, two or more: random, greedy, search (= search:strong), "
-        "search:easy|medium|strong|strongest, trained (the shipped policy), or a saved policy (a "
+        "search:easy|medium|strong|strongest, trained (the shipped policy), level:NAME (a level of "
+        "the play page, with its own cue whatever --noise), or a saved policy (a "
         "`piramida train` checkpoint, a `piramida expert distill` policy.npz, or an SB3 .zip with "
         "--trust-pickle)",
     )

@@ -6,7 +6,8 @@ batch of a few fixed sizes, so a slow bot such as `search` does not spend its bu
 the other bot's tables and compiles at most `BUCKETS` shapes), and one `play` call advances
 every table. The first bot takes seat 0 on the even tables and seat 1 on the odd ones, and
 seat 0 breaks, so each bot breaks first in half of the frames. Both bots shoot with the
-same execution noise (`physics.noise`). Each bot has its own key stream and each table its
+same execution noise (`physics.noise`), or each with its own (`noises`: the play page's
+levels are a bot and a cue). Each bot has its own key stream and each table its
 own keys, so a table's game does not depend on the others.
 
 A frame stops when it is OVER or after `cap` moves (shots and decisions), or is set aside
@@ -122,7 +123,7 @@ def play_padded(
     states: st.GameState,
     moves: Move,
     keys: jax.Array,
-    magnitude: float,
+    magnitude: float | np.ndarray,
     capacity: int,
     keep_log: bool = False,
 ) -> tuple[st.GameState, Outcome]:
@@ -131,6 +132,7 @@ def play_padded(
     The padding repeats table 0 and is dropped after the move; a frame's shot draws its
     noise from `keys` split once (as in an env). Another `capacity` than the game's plays
     unpadded, as its own program. `keep_log`: the outcome carries the event logs.
+    `magnitude` is one noise for every table or one per table (B,).
     """
     games = len(keys)
     if capacity != CAPACITY:
@@ -138,8 +140,14 @@ def play_padded(
     rows = np.arange(core.padded(games))
     index = jnp.asarray(np.where(rows < games, rows, 0), jnp.int32)
     active = jnp.asarray(rows < games)
+    noise = np.asarray(magnitude, np.float64)
     after, outcome, _ = core.play_masked(
-        _gather(states, index), _gather(moves, index), keys[index], active, magnitude, keep_log
+        _gather(states, index),
+        _gather(moves, index),
+        keys[index],
+        active,
+        noise[np.asarray(index)] if noise.ndim else noise,
+        keep_log,
     )
     return _head((after, outcome), games)
 
@@ -258,12 +266,14 @@ def head_to_head(
     rack_jitter: bool = False,
     buckets: int = BUCKETS,
     on_play: Any = None,
+    noises: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     """Play `games` frames between two named bots as one batch; the setting's figures (module docstring).
 
     Args:
       agents: ((name, agent), (name, agent)): the first takes seat 0 on even tables.
-      variant, magnitude: the variant (`ids`) and the execution-noise magnitude.
+      variant, magnitude: the variant (`ids`) and the execution-noise magnitude (it seeds
+        the setting's key, `setting_key`, also where `noises` sets the bots' own).
       games, cap, seed: batch size, moves per frame before it counts as unfinished, seed.
       stuck_after: refused shots in a row before a table is set aside (0: never).
       capacity: event-log slots per shot.
@@ -275,9 +285,12 @@ def head_to_head(
       on_play: called after every `play` with (states before, moves, states after, outcome),
         all (B,), for whoever keeps more than the tallies (match records, `replays`): the
         outcome then carries the shots' event logs.
+      noises: each bot's own execution-noise magnitude, in the order of `agents` (default:
+        both `magnitude`); a shot takes the noise of the bot that plays it.
 
     """
     names = [agents[0][0], agents[1][0]]
+    own = (magnitude, magnitude) if noises is None else noises
     bots = [agents[0][1], agents[1][1]]
     first_seat = np.arange(games) % 2  # the seat of the first bot on each table
     seat_bot = np.where(np.arange(2)[None, :] == first_seat[:, None], 0, 1)  # (B, 2): bot index per seat
@@ -311,8 +324,9 @@ def head_to_head(
                 tallies[b].act_calls += 1
                 tallies[b].act_seconds += time.perf_counter() - tick
         before = states
+        noise = own[0] if own[0] == own[1] else np.asarray(own)[seat_bot[np.arange(games), turn]]
         states, outcome = play_padded(
-            states, moves, jax.random.split(k_play, games), magnitude, capacity, keep_log=on_play is not None
+            states, moves, jax.random.split(k_play, games), noise, capacity, keep_log=on_play is not None
         )
         if on_play is not None:
             on_play(before, moves, states, outcome)
@@ -346,6 +360,7 @@ def head_to_head(
     return {
         "variant": ids.VARIANT_NAMES[variant],
         "noise": magnitude,
+        "noises": dict(zip(names, [float(m) for m in own], strict=True)),
         "games": games,
         "agents": names,
         "steps": steps,

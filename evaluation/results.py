@@ -91,6 +91,7 @@ def meeting_summary(result: dict[str, Any]) -> dict[str, Any]:
     return {
         "variant": result["variant"],
         "noise": result["noise"],
+        "noises": result["noises"],  # each player's own cue: a page level's, else `noise`
         "agents": [first, second],
         "seed": result["seed"],
         "games": games,

@@ -7,6 +7,8 @@ import argparse
 from piramida.physics import noise
 from piramida.rules import ids
 
+NOISE_NAMES = ", ".join(noise.LEVELS)
+
 
 def _items(text: str, kind: str) -> list[str]:
     items = [item.strip() for item in text.split(",") if item.strip()]
@@ -57,7 +59,7 @@ def add_game_arguments(parser: argparse.ArgumentParser, noise: str) -> None:
         "--noise",
         type=parse_noise,
         default=parse_noise(noise),
-        help=f"comma-separated noise levels: names (none, pro, amateur) or magnitudes ({noise})",
+        help=f"comma-separated noise levels: names ({NOISE_NAMES}) or magnitudes ({noise})",
     )
     parser.add_argument("--cap", type=int, default=400, help="moves per frame before it counts as unfinished")
     parser.add_argument(

@@ -2,8 +2,9 @@
 
 Each meeting (a variant and a pair) is one `arena.head_to_head` call: `games` frames played
 as one batch, each player in seat 0 (which breaks) on half of the tables, both shooting
-with the same execution noise, every frame from a slightly imperfect rack
-(`arena.jitter_racks`) so that even deterministic bots with no noise play different frames.
+with the plan's execution noise (a play-page level with its own, `roster.magnitude_of`),
+every frame from a slightly imperfect rack (`arena.jitter_racks`) so that even
+deterministic bots with no noise play different frames.
 With an odd number of games the first-named player of a meeting breaks one frame more; the
 order of a pair alternates from one variant to the next, so that over an even number of
 variants the breaks even out.
@@ -23,7 +24,7 @@ from typing import Any
 
 from piramida.evaluation.arena import head_to_head
 from piramida.evaluation.replays import Recorder
-from piramida.evaluation.roster import build
+from piramida.evaluation.roster import build, magnitude_of
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ def play_meetings(
             on_step=on_step,
             rack_jitter=True,
             on_play=recorder,
+            noises=(magnitude_of(a, plan.magnitude), magnitude_of(b, plan.magnitude)),
         )
         result["seed"] = plan.seed
         done += plan.games

@@ -27,31 +27,42 @@ class Level:
     level: str
     noise: str
     line: str
+    rating: int | None = None  # Elo from `benchmarks/level_ladder.py` (docs/levels.md); None: unmeasured
 
     def json(self) -> dict[str, Any]:
-        """As the page reads it: the name, the line, and the settings to start a game with."""
-        return {"name": self.name, "line": self.line, "settings": self.settings()}
+        """As the page reads it: the name, the line, the rating, and the settings to start a game with."""
+        return {"name": self.name, "line": self.line, "rating": self.rating, "settings": self.settings()}
 
     def settings(self) -> dict[str, str]:
         """The `games.Settings` fields this level sets."""
         return {"bot": self.bot, "level": self.level, "noise": self.noise}
 
+    def player(self) -> str:
+        """The player name (`training.players`) of this level's bot: the search bot takes its level."""
+        return f"search:{self.level}" if self.bot == "search" else self.bot
+
 
 LEVELS = (
-    Level("beginner", "greedy", "easy", "amateur", "Goes for the easiest pot and misses half of them."),
-    Level(
-        "trained",
-        "trained:policy",
-        "easy",
-        "amateur",
-        "A network taught by the search bot; an amateur's cue.",
-    ),
-    Level("club", "search", "medium", "amateur", "Plays for position; an amateur's cue misses often."),
-    Level("pro", "search", "strong", "pro", "Plans deeper and pots 95 % of medium pots."),
+    Level("novice", "casual", "easy", "novice", "Picks any of the easy pots and misses most of them."),
+    Level("beginner", "greedy", "easy", "novice", "Goes for the easiest pot; a beginner's cue."),
+    Level("improver", "greedy", "easy", "improver", "The easiest pot, with a steadier cue."),
+    Level("amateur", "greedy", "easy", "amateur", "The easiest pot; an amateur's cue pots most of them."),
+    Level("club", "search", "medium", "amateur", "Plays for position; an amateur's cue."),
     Level("strongest", "search", "strongest", "pro", "The deepest search, with a pro's cue."),
 )
 DEFAULT = "club"
 BY_NAME = {level.name: level for level in LEVELS}
+
+
+class LevelError(ValueError):
+    """A level name the page does not offer; the message names the ones it does."""
+
+
+def find(name: str) -> Level:
+    """The level called `name`; LevelError naming the known levels otherwise."""
+    if name not in BY_NAME:
+        raise LevelError(f"unknown level {name!r:.40}; the levels are {', '.join(BY_NAME)}")
+    return BY_NAME[name]
 
 
 def level_of(settings: dict[str, Any]) -> str | None:

@@ -16,8 +16,10 @@ import numpy as np
 import pytest
 
 import piramida.physics as ph
-from piramida.agents import GreedyAgent, RandomAgent, SearchAgent, make_agent
+from piramida.agents import CasualAgent, GreedyAgent, RandomAgent, SearchAgent, make_agent
 from piramida.agents.candidates import PowerRule, aim, candidates, pocket_mouths, ranked_candidates
+from piramida.agents.greedy import GREEDY_MENU
+from piramida.agents.menu import shot_menu
 from piramida.agents.search import SearchConfig, stage_one_values
 from piramida.envs import core
 from piramida.rules import ids
@@ -107,7 +109,7 @@ def play_batch(states: st.GameState, moves: Any, seed: int = 0) -> Any:
 
 
 @pytest.mark.parametrize(
-    "name", ["random", "greedy", pytest.param("search", marks=[SEARCH_GROUP, pytest.mark.slow])]
+    "name", ["random", "greedy", "casual", pytest.param("search", marks=[SEARCH_GROUP, pytest.mark.slow])]
 )
 def test_agents_make_only_moves_the_referee_accepts(name: str) -> None:
     agent = make_agent(name, dims=DIMS)
@@ -137,6 +139,52 @@ def test_agents_are_deterministic_for_given_keys() -> None:
 def test_make_agent_names_an_unknown_agent() -> None:
     with pytest.raises(ValueError, match="'minimax'"):
         make_agent("minimax")
+
+
+def same(a: Any, b: Any) -> Any:
+    """(B,) whether two batches of moves agree on every field, table by table."""
+    leaves = jax.tree_util.tree_leaves(jax.tree_util.tree_map(lambda x, y: x == y, a, b))
+    return np.all([np.asarray(x).reshape(B, -1).all(axis=1) for x in leaves], axis=0)
+
+
+def test_casual_with_one_pot_and_no_wild_shots_plays_as_greedy() -> None:
+    states = varied_states()
+    keys = jax.random.split(jax.random.PRNGKey(5), B)
+    casual = CasualAgent(top=1, wild=0.0, dims=DIMS).act(states, keys)
+    assert same(casual, GreedyAgent(dims=DIMS).act(states, keys)).all()
+
+
+def test_casual_picks_at_random_among_greedy_top_pots_deterministically_for_a_key() -> None:
+    states = st.stack([game(ids.FREE, scattered(12, 7))] * B)  # one table with many pots, eight keys
+    menu = shot_menu(states, GREEDY_MENU, dims=DIMS)
+    top = int(np.asarray(menu.valid[0, : GREEDY_MENU.pots]).sum())
+    assert top >= 2
+    keys = jax.random.split(jax.random.PRNGKey(6), B)
+    agent = CasualAgent(wild=0.0, dims=DIMS)
+    moves = agent.act(states, keys)
+    slot_of = {round(float(phi), 9): k for k, phi in enumerate(np.asarray(menu.moves.phi[0, :top]))}
+    picked = [slot_of.get(round(float(phi), 9)) for phi in np.asarray(moves.phi)]
+    assert None not in picked and len(set(picked)) >= 2, picked  # each a top pot, not always the same
+    assert same(moves, agent.act(states, keys)).all()
+    assert not same(moves, agent.act(states, jax.random.split(jax.random.PRNGKey(7), B))).all()
+
+
+def test_casual_wild_shots_are_random_shots_and_never_breaks_or_decisions() -> None:
+    states = varied_states()
+    keys = jax.random.split(jax.random.PRNGKey(8), B)
+    wild = CasualAgent(wild=1.0, dims=DIMS).act(states, keys)
+    tame = CasualAgent(wild=0.0, dims=DIMS).act(states, keys)
+    shooting = np.isin(np.asarray(states.phase), [st.NORMAL, st.IN_HAND])
+    assert shooting.sum() >= 3
+    np.testing.assert_array_equal(same(wild, tame), ~shooting)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "word"), [({"top": 0}, "top"), ({"top": 4}, "top"), ({"wild": 1.5}, "wild")]
+)
+def test_casual_refuses_settings_out_of_range(kwargs: dict[str, Any], word: str) -> None:
+    with pytest.raises(ValueError, match=f"casual: {word}"):
+        CasualAgent(**kwargs)
 
 
 def lone_pots() -> st.GameState:
