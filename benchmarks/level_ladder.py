@@ -148,6 +148,16 @@ def markdown(report: dict[str, Any]) -> str:
     names, elo, pots = report["levels"], report["ratings"], report["pot_rates"]
     by_pair = {tuple(r["pair"]): r for r in report["meetings"]}
     lines = [
+        "# The play page's levels, measured",
+        "",
+        f"Every pair of levels played {report['games']} frames of Free pyramid (one batch a pair, each "
+        "level breaking in half of them, each with its own cue; `piramida eval --agents "
+        "level:NAME,...` plays the same games). Ratings: Elo from a Bradley-Terry fit "
+        "(`evaluation/ratings.py`, one virtual draw a pair), anchored at "
+        f"{names[0]} = {report['anchor']:g}. Pot rate: the shots that legally pocketed a ball, "
+        "over all the level's frames here. Written by `benchmarks/level_ladder.py`; between "
+        "bots, not against people.",
+        "",
         "| level | bot | search level | cue (noise) | rating | pot rate (pots / shots) |",
         "|---|---|---|---|---|---|",
     ]
@@ -197,12 +207,14 @@ def markdown(report: dict[str, Any]) -> str:
             f"{pots_made[1] / max(shots[1], 1):.1%} ({pots_made[1]} / {shots[1]}) |",
         ]
     seconds = [r["seconds"] for r in report["meetings"]]
+    side_by_side = bool(report.get("merged"))
     lines += [
         "",
         f"{len(seconds)} pairs, {report['games']} frames each (Free, seed {report['seed']}, "
-        f"cap {report['cap']} moves); "
-        f"ratings anchored at {names[0]} = {report['anchor']:g}. Playing time per pair "
-        f"{min(seconds):.0f}-{max(seconds):.0f} s, {sum(seconds) / 60:.1f} min in all (compiles excluded).",
+        f"cap {report['cap']} moves); ratings anchored at {names[0]} = {report['anchor']:g}. "
+        f"A pair took {min(seconds):.0f}-{max(seconds):.0f} s (a bot's first meeting in a process "
+        f"includes its compile), {sum(seconds) / 60:.1f} min in all; the run took "
+        f"{report['seconds'] / 60:.1f} min of wall time{' (its parts side by side)' * side_by_side}.",
         "",
         f"Command: `{report['command']}`",
     ]
@@ -241,6 +253,7 @@ def main() -> None:
         report = parts[0] | {"meetings": [m for p in parts for m in p["meetings"]]}
         report["casual"] = next((p["casual"] for p in parts if p.get("casual")), None)
         report["seconds"] = max(p["seconds"] for p in parts)
+        report["merged"] = len(parts)
         commands = [*(p["command"] for p in parts), " ".join(["python", *sys.argv])]
         report["command"] = " && ".join(commands)
         finish(report, args)

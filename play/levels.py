@@ -2,14 +2,19 @@
 
 A level is only a name for a `games.Settings` triple (bot, level, noise), so a saved game
 keeps the triple and a level can be renamed without touching games. The noise levels are
-`physics.noise`'s: `amateur` pots half of a 1 m + 1 m corner pot, `pro` 95 % of them.
+`physics.noise`'s: `amateur` pots half of a 1 m + 1 m corner pot, `pro` 95 % of them, and
+`improver` and `novice` are set by what greedy pots with them in Free frames.
 
-The default is `club`: the search bot at `medium` with an amateur's cue. Its cue misses
-about half of the medium pots, which is roughly a club player's rate on such shots, so the
-frame turns on choosing shots and leaving position, where `medium` plans one shot ahead
-(it beat greedy 76 % of frames at `pro`, README "Decision time and budget"). That a club
-player wins about half the time is a judgement from these numbers, not a measurement
-against people. It also moves within the page's 1 s (a median decision of 0.13 s).
+The ladder starts where a person new to the game can win: `novice` is the casual bot
+(`agents.casual`: any of the three easiest pots, not always the easiest) with a novice's
+cue, so it pots about a third of its shots; a scripted casual player (greedy with the same
+cue) beats it in most frames. Each level above it was chosen to beat the one below in
+60-80 % of frames, up to the strongest search with a pro's cue. `rating` is each level's
+Elo from a round robin between them (`benchmarks/level_ladder.py`, docs/levels.md, anchored
+at `novice` = 1000): measured between bots, not against people.
+
+The default is `club`: the search bot at `medium` with an amateur's cue, which plans one
+shot ahead and moves within the page's 1 s (a median decision of 0.13 s).
 """
 
 from __future__ import annotations
@@ -44,9 +49,11 @@ class Level:
 
 LEVELS = (
     Level("novice", "casual", "easy", "novice", "Picks any of the easy pots and misses most of them."),
-    Level("beginner", "greedy", "easy", "novice", "Goes for the easiest pot; a beginner's cue."),
-    Level("improver", "greedy", "easy", "improver", "The easiest pot, with a steadier cue."),
-    Level("amateur", "greedy", "easy", "amateur", "The easiest pot; an amateur's cue pots most of them."),
+    Level("beginner", "greedy", "easy", "novice", "Goes for the easiest pot and makes about four in ten."),
+    Level(
+        "improver", "greedy", "easy", "improver", "The easiest pot, with a steadier cue: makes about half."
+    ),
+    Level("amateur", "greedy", "easy", "amateur", "The easiest pot, and makes three in four."),
     Level("club", "search", "medium", "amateur", "Plays for position; an amateur's cue."),
     Level("strongest", "search", "strongest", "pro", "The deepest search, with a pro's cue."),
 )
