@@ -16,8 +16,8 @@ LEVELS = ("easy", "medium", "strong", "strongest")
 
 HELP = "play against the bot in the browser"
 DESCRIPTION = (
-    "Start a local web server with a page to play Russian pyramid against a bot (five levels, "
-    "from beginner to the strongest search): aim with the mouse, the keys or a finger, the kernel's "
+    "Start a local web server with a page to play Russian pyramid against a bot (six levels, "
+    "from novice to the strongest search): aim with the mouse, the keys or a finger, the kernel's "
     "aiming line, a cue to pull back, spin, the referee's verdict when the balls stop, decisions "
     "after fouls, the match record to download and replay. Games are saved under --state-dir."
 )

@@ -29,9 +29,9 @@ SIGMA_TIP_M = 0.0005  # m, on each of the side and vertical offsets
 # 1 m + 1 m (benchmarks/noise_levels.py): `pro` pots it about 95 % of the time,
 # `amateur` about 50 %. The cues of the play page's bottom levels are set by what they pot
 # in frames, where the shots greedy picks are easier than this one (docs/levels.md, Free):
-# `improver` (1.0, greedy pots about 55 % in frames) and `novice` (2.0, greedy about 40 %,
-# the casual bot about 30 %). Measured pot rate of the calibration shot (2048
-# noisy repeats each, `--repeats 2048 --seed 1`, +-0.011 at most):
+# `improver` (1.0: greedy pots 56.8 % of its shots in frames) and `novice` (2.0: greedy
+# 38.8 %, the casual bot 31.8 %; benchmarks/level_ladder.py). Measured pot rate of the
+# calibration shot (2048 noisy repeats each, `--repeats 2048 --seed 1`, +-0.011 at most):
 #   magnitude  0     0.05  0.1   0.15  0.2   0.25  0.3   0.4   0.5   0.6   0.7   0.8
 #   pot rate   1.000 1.000 0.999 0.954 0.859 0.767 0.679 0.554 0.448 0.393 0.351 0.302
 #   magnitude  1.0   1.25  1.5   2.0   3.0

@@ -47,15 +47,35 @@ class Level:
         return f"search:{self.level}" if self.bot == "search" else self.bot
 
 
+# Ratings, pot rates and every pair's record: docs/levels.md (200 Free frames a pair).
 LEVELS = (
-    Level("novice", "casual", "easy", "novice", "Picks any of the easy pots and misses most of them."),
-    Level("beginner", "greedy", "easy", "novice", "Goes for the easiest pot and makes about four in ten."),
     Level(
-        "improver", "greedy", "easy", "improver", "The easiest pot, with a steadier cue: makes about half."
+        "novice",
+        "casual",
+        "easy",
+        "novice",
+        "Picks any of the easy pots and misses most of them.",
+        rating=1000,
     ),
-    Level("amateur", "greedy", "easy", "amateur", "The easiest pot, and makes three in four."),
-    Level("club", "search", "medium", "amateur", "Plays for position; an amateur's cue."),
-    Level("strongest", "search", "strongest", "pro", "The deepest search, with a pro's cue."),
+    Level(
+        "beginner",
+        "greedy",
+        "easy",
+        "novice",
+        "Goes for the easiest pot and makes about four in ten.",
+        rating=1112,
+    ),
+    Level(
+        "improver",
+        "greedy",
+        "easy",
+        "improver",
+        "The easiest pot, with a steadier cue: makes over half.",
+        rating=1366,
+    ),
+    Level("amateur", "greedy", "easy", "amateur", "The easiest pot, and makes three in four.", rating=1564),
+    Level("club", "search", "medium", "amateur", "Plays for position; an amateur's cue.", rating=1780),
+    Level("strongest", "search", "strongest", "pro", "The deepest search, with a pro's cue.", rating=1958),
 )
 DEFAULT = "club"
 BY_NAME = {level.name: level for level in LEVELS}
