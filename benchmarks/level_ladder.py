@@ -34,9 +34,11 @@ from typing import Any
 from piramida.evaluation import ratings, roster
 from piramida.evaluation.arena import head_to_head, wilson
 from piramida.evaluation.tournament import Plan, play_meetings
-from piramida.physics import noise
+from piramida.physics import noise, runtime
 from piramida.play import levels
 from piramida.rules import ids
+
+runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
 CASUAL = "casual player"
 CASUAL_BOT = ("greedy", "novice")  # the scripted casual player: the easiest pot, a novice's cue
