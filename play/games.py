@@ -48,7 +48,7 @@ from piramida.training.players import make_player
 
 VERSION = 1
 GAME_FIELDS = ("id", "version", "settings", "seed", "seq", "state", "record", "log", "clock", "bot_error")
-BOTS = ("search", "greedy", "random", "trained", "trained:policy")
+BOTS = ("search", "greedy", "casual", "random", "trained", "trained:policy")
 LEVELS = ("easy", "medium", "strong", "strongest")
 SHOOTING = (st.BREAK, st.NORMAL, st.IN_HAND)
 LOG_SHOWN = 40  # the last moves a game's view carries

@@ -120,12 +120,15 @@ def test_the_warm_up_runs_every_step_and_says_how_far_it_is(tmp_path: Path) -> N
 
 
 def test_the_levels_offered_and_the_default_one(tmp_path: Path) -> None:
-    assert [level.name for level in levels.LEVELS] == ["beginner", "trained", "club", "pro", "strongest"]
+    names = ["novice", "beginner", "improver", "amateur", "club", "strongest"]
+    assert [level.name for level in levels.LEVELS] == names
     assert levels.level_of(asdict(Settings())) == levels.DEFAULT == "club"
     client = TestClient(create_app(tmp_path, allowed_hosts=["testserver"]))
     offered = client.get("/api/levels").json()
-    assert offered["default"] == "club" and len(offered["levels"]) == 5
+    assert offered["default"] == "club" and [level["name"] for level in offered["levels"]] == names
     assert all(level["line"] and level["settings"]["bot"] for level in offered["levels"])
-    trained = next(level for level in offered["levels"] if level["name"] == "trained")
-    response = client.post("/api/games", json={"settings": trained["settings"]})
-    assert response.status_code == 201 and response.json()["settings"]["bot"] == "trained:policy"
+    ratings = [level["rating"] for level in offered["levels"]]
+    assert ratings == sorted(ratings) and ratings[0] == 1000  # measured, anchored at the novice level
+    novice = next(level for level in offered["levels"] if level["name"] == "novice")
+    response = client.post("/api/games", json={"settings": novice["settings"]})
+    assert response.status_code == 201 and response.json()["settings"]["bot"] == "casual"

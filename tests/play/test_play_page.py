@@ -67,17 +67,17 @@ def test_the_page_waits_for_the_table_then_the_level_list_says_what_each_is(
     ready = page.request.get(f"{base_url}/api/ready").json()
     assert ready["ready"] and ready["needed"] == 2
     options = page.eval_on_selector_all("#opponent option", "els => els.map(e => e.value)")
-    assert options == ["beginner", "trained", "club", "pro", "strongest"]
+    assert options == ["novice", "beginner", "improver", "amateur", "club", "strongest"]
     page.click("#new-game summary")
-    assert page.input_value("#opponent") == "beginner"  # this server's greedy at amateur noise
-    page.select_option("#opponent", "pro")
-    assert "95 %" in page.inner_text("#opponent-line")
-    page.select_option("#opponent", "beginner")
+    assert page.input_value("#opponent") == "amateur"  # this server's greedy at amateur noise
+    page.select_option("#opponent", "strongest")
+    assert "deepest search" in page.inner_text("#opponent-line")
+    page.select_option("#opponent", "amateur")
     assert "easiest pot" in page.inner_text("#opponent-line")
     page.click("#start")
     page.wait_for_function("window.piramida.game().seq === 0 && document.body.dataset.busy === 'idle'")
     assert game(page)["settings"]["bot"] == "greedy"
-    assert "Bot (beginner)" in page.inner_text("#players")
+    assert "Bot (amateur)" in page.inner_text("#players")
 
 
 def test_aim_with_the_keys_and_the_kernels_line_follows_within_50_ms(page: Page, base_url: str) -> None:

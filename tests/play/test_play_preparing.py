@@ -124,7 +124,7 @@ def test_the_page_says_when_the_bot_prepares_its_first_move_or_a_picked_level(
             r"/^[1-9]\d*\.\d s$/.test(document.getElementById('thinking-time').textContent)"
         )
         page.click("#new-game summary")
-        page.select_option("#opponent", "pro")  # picked while the bot prepares: its bot warms too
+        page.select_option("#opponent", "club")  # picked while the bot prepares: its bot warms too
         page.wait_for_function(
             "document.getElementById('opponent-ready').textContent"
             ".startsWith('Getting this bot ready: compiling its moves, once per server')"
@@ -133,5 +133,5 @@ def test_the_page_says_when_the_bot_prepares_its_first_move_or_a_picked_level(
         wait_idle_for_human(page)
         assert page.is_hidden("#thinking") and page.evaluate("window.piramida.game().seq") >= 1
         page.wait_for_function("document.getElementById('opponent-ready').textContent === ''")
-        status = page.request.post(f"{url}/api/warm", data={"settings": levels.BY_NAME["pro"].settings()})
+        status = page.request.post(f"{url}/api/warm", data={"settings": levels.BY_NAME["club"].settings()})
         assert status.json() == {"state": "ready"}
