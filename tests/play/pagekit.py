@@ -59,6 +59,15 @@ def at(page: Page, x: float, y: float) -> tuple[float, float]:
     return float(sx), float(sy)
 
 
+def settled(page: Page) -> None:
+    """Wait two animation frames: a panel opened or closed, the table refits to the room left.
+
+    On a phone the table fills what the panels leave; a table point's page position read
+    before the refit is clicked after it, a few pixels off a 10 px ball.
+    """
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
 def drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
     """Press at one table point, move to another, release."""
     page.mouse.move(*at(page, *start))

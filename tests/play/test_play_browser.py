@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from helpers.play_layouts import HUMAN_DECIDES
-from pagekit import PLAYBACK, at, drag, game, shot, wait_idle_for_human
+from pagekit import PLAYBACK, at, drag, game, settled, shot, wait_idle_for_human
 from playwright.sync_api import Page
 
 # Compile-heavy or long: left out of the quick lane (`pytest -m "not slow"`).
@@ -95,6 +95,7 @@ def test_foul_decision_then_finish_the_frame_and_replay_it(page: Page, base_url:
     assert "You decided to shoot and took a ball as the penalty ball (G6, G6(1), FREE-7" in page.inner_text(
         "#rules-text"
     )
+    settled(page)
     assert game(page)["state"]["shelves"][0] == [1, 2, 3, 4, 5, 6, 14]
 
     page.mouse.click(*at(page, 0.40, 0.40))  # Free: pick the ball to strike (G4.3)
