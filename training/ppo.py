@@ -43,9 +43,9 @@ from piramida.training import networks, runs, slot_policy
 from piramida.training.config import SELF, ConfigError, TrainConfig, observation_of
 
 try:
-    from jax import shard_map  # type: ignore[attr-defined]
+    from jax import shard_map
 except ImportError:  # jax before shard_map left `experimental`
-    from jax.experimental.shard_map import shard_map
+    from jax.experimental.shard_map import shard_map  # type: ignore[no-redef]
 
 AXIS = "tables"  # the mesh's one axis: the tables are split along it
 
@@ -142,7 +142,7 @@ def table_mesh(config: TrainConfig, hyper: Hyper, devices: Sequence[Any] | None 
 
 def _specs(env: PartitionSpec) -> Runner:
     """A runner's layout: the games split along the tables (as `env` says), the rest replicated."""
-    return Runner(params=PartitionSpec(), opt_state=PartitionSpec(), env=env, key=PartitionSpec())
+    return Runner._make((PartitionSpec(), PartitionSpec(), env, PartitionSpec()))  # a runner of specs
 
 
 def placed(runner: Runner, mesh: Mesh) -> Runner:
