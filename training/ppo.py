@@ -302,7 +302,8 @@ def make_update(
         t, advantage, returns = batch
         log_prob, entropy = log_prob_of(params, t.obs, t.mask, t.action)
         advantage = (advantage - mean(advantage)) / (jnp.sqrt(var(advantage)) + 1e-8)
-        # moves the policy chose, over the devices' count per device: their mean loss is the minibatch's
+        # the moves the policy chose, over the minibatch's count of them per device (the devices' mean
+        # of their losses is then the minibatch's loss)
         chosen = across(jnp.sum(t.learned).astype(jnp.float32))
         weight = t.learned.astype(jnp.float32) / jnp.maximum(chosen, 1 / devices)
         ratio = jnp.where(t.learned, jnp.exp(log_prob - t.log_prob), 1.0)
