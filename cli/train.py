@@ -37,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add(
         "--algo",
         help="ppo (default), sac (raw actions), maskable-ppo (assisted actions), or jax-ppo (policy, env "
-        "and update in one jitted loop; either action mode; its opponents and league are bots)",
+        "and update in one jitted loop; either action mode; its opponents and league are bots; its tables "
+        "split over every local device, so --tables must be a multiple of their count)",
     )
     add("--action-mode", help="raw (default: 11 numbers in [-1, 1]) or assisted (ghost-ball candidates)")
     add("--variant", help=f"{', '.join(ids.VARIANT_NAMES)} (default: free)")
@@ -146,9 +147,11 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"--config: {error}" if args.config else str(error))  # `[hyperparameters]`
     except OSError as error:
         return fail(f"--out: cannot write to {error.filename or ''} ({error.strerror or error})")
+    devices = "" if result.devices is None else f" on {result.devices} device{'s' * (result.devices != 1)}"
     print(
-        f"trained {result.moves} learner moves in {result.seconds:.1f} s ({result.moves_per_second:.1f} "
-        f"shots/s, compiles included); {result.steps} in all; final checkpoint {result.final}"
+        f"trained {result.moves} learner moves{devices} in {result.seconds:.1f} s "
+        f"({result.moves_per_second:.1f} shots/s, compiles included); {result.steps} in all; "
+        f"final checkpoint {result.final}"
     )
     return 0
 

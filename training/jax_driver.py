@@ -13,7 +13,9 @@ its policy as a `trained` bot's `OUT/policy.npz` at every checkpoint
 (`training.checkpoint`): the runner (the parameters, the optimizer's state, the games and
 every PRNG key, one array per leaf, named by its path), the metrics' windows and the
 league's pool. A run is a function of its seed: resumed from any checkpoint it ends with
-the uninterrupted run's parameters.
+the uninterrupted run's parameters. The round splits the tables over every local device
+of `--device`'s platform (`ppo.table_mesh`); a checkpoint holds the games gathered from
+the devices, and a resumed run splits them again.
 """
 
 from __future__ import annotations
@@ -49,7 +51,9 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
     settings = runs.settings_of(config)
     rounds = config.round_moves()
     every, total = runs.round_up(config.checkpoint_every, rounds), runs.round_up(config.steps, rounds)
-    with jax.default_device(jax_device(config.device)):
+    device = jax_device(config.device)
+    mesh = ppo.table_mesh(config, hyper, jax.local_devices(backend=device.platform))
+    with jax.default_device(device):
         figures = callbacks.Figures(config.tables)
         pool: list[str] = []  # periodic checkpoints: `self`'s snapshots
         if resume is not None:
@@ -60,6 +64,7 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
             pool = runs.pool_of(ck)
         else:
             runner, steps = ppo.new_runner(config, settings, hyper), 0
+        runner = ppo.placed(runner, mesh)
         snapshots = Snapshots(runner)
         numbers = functional.EnvParams.of(settings)
         out.mkdir(parents=True, exist_ok=True)
@@ -76,7 +81,7 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
                     opponent, snapshot = SELF, snapshots.draw(pool, draw, runner)
                 else:
                     opponent, snapshot = ppo.opponent_bot(name, config.noise), None
-                update = ppo.make_update(settings.action_mode, opponent, hyper, config.policy)
+                update = ppo.make_update(settings.action_mode, opponent, hyper, config.policy, mesh)
                 runner, rows, losses = update(runner, numbers, snapshot)
                 rows = jax.device_get(rows)
                 for t in range(hyper.n_steps):
@@ -100,7 +105,7 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
         final = out / "final.zip"
         save(final, runner, figures, pool, config, steps, final=True)
         logger.close()
-    return runs.Result.timed(final, steps, steps - steps_at_start, seconds)
+    return runs.Result.timed(final, steps, steps - steps_at_start, seconds, mesh.size)
 
 
 def save(

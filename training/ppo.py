@@ -13,6 +13,12 @@ loop, one compiled round per bot (a league switches between them by round), or `
 a slot policy's earlier parameters, passed to the round as an argument and played as
 the trained bot's `policy` level (`slot_policy.as_bot`), so every snapshot shares one
 compiled round.
+
+The round runs under `shard_map` over a one-axis mesh of devices (`table_mesh`, axis
+`tables`; every local device by default): each device steps its share of the tables with
+its own keys and takes its share of every minibatch, and the gradients and statistics are
+averaged over the devices, so every device applies the same update to the replicated
+networks. On one device the round is the plain single-device program, bit for bit.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -27,12 +34,20 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 import piramida.physics  # noqa: F401 (float64, which the game states need)
 from piramida.agents import make_bot
 from piramida.envs import core, functional
 from piramida.training import networks, runs, slot_policy
 from piramida.training.config import SELF, ConfigError, TrainConfig, observation_of
+
+try:
+    from jax import shard_map
+except ImportError:  # jax before shard_map left `experimental`
+    from jax.experimental.shard_map import shard_map  # type: ignore[no-redef]
+
+AXIS = "tables"  # the mesh's one axis: the tables are split along it
 
 
 @dataclass(frozen=True)
@@ -105,6 +120,39 @@ class Transition(NamedTuple):
     figures: dict[str, Any]  # what `callbacks.Figures.add` counts
 
 
+def table_mesh(config: TrainConfig, hyper: Hyper, devices: Sequence[Any] | None = None) -> Mesh:
+    """The mesh a round splits its tables over: `devices` (default: every local device).
+
+    ConfigError unless the tables and the minibatch split evenly, so every device steps
+    as many tables and takes as many moves of each minibatch.
+    """
+    devices = list(jax.local_devices() if devices is None else devices)
+    count = len(devices)
+    if config.tables % count:
+        raise ConfigError(
+            f"tables: {config.tables} tables do not split over {count} devices (use a multiple of {count})"
+        )
+    if hyper.batch_size % count:
+        raise ConfigError(
+            f"hyperparameters: batch_size {hyper.batch_size} does not split over {count} devices "
+            f"(use a multiple of {count})"
+        )
+    return Mesh(np.asarray(devices), (AXIS,))
+
+
+def _specs(env: PartitionSpec) -> Runner:
+    """A runner's layout: the games split along the tables (as `env` says), the rest replicated."""
+    return Runner._make((PartitionSpec(), PartitionSpec(), env, PartitionSpec()))  # a runner of specs
+
+
+def placed(runner: Runner, mesh: Mesh) -> Runner:
+    """`runner` laid out on `mesh` as the round takes it: the games split by tables, the rest copied."""
+    specs = _specs(PartitionSpec(AXIS))
+    return Runner(
+        *(jax.device_put(part, NamedSharding(mesh, spec)) for part, spec in zip(runner, specs, strict=True))
+    )
+
+
 def optimizer(hyper: Hyper) -> optax.GradientTransformation:
     """Adam (SB3's eps) after clipping the gradients' global norm."""
     return optax.chain(
@@ -159,13 +207,37 @@ def _masks(env: functional.EnvState, mode: str) -> Any:
 
 
 @functools.lru_cache(maxsize=8)
-def make_update(mode: str, opponent: functional.Opponent, hyper: Hyper, policy: str = "mlp") -> Any:
+def make_update(
+    mode: str, opponent: functional.Opponent, hyper: Hyper, policy: str = "mlp", mesh: Mesh | None = None
+) -> Any:
     """The jitted round: (runner, env numbers, snapshot) -> (runner, figures rows (n_steps, B), mean losses).
 
-    One per action mode, bot (`opponent_bot`, or `SELF`), `Hyper` and network (`policy`:
-    `mlp` or a slot scorer); the env's numbers (`functional.EnvParams`) and the snapshot
-    (`self`'s parameters; None for a bot) are traced.
+    One per action mode, bot (`opponent_bot`, or `SELF`), `Hyper`, network (`policy`:
+    `mlp` or a slot scorer) and mesh (`table_mesh`: the runner laid out as `placed` lays
+    it; None: the plain single-device round, which a one-device mesh reproduces bit for
+    bit, as it skips the collectives: a mean over one device is the identity); the env's
+    numbers (`functional.EnvParams`) and the snapshot (`self`'s parameters; None for a
+    bot) are traced.
     """
+    devices = 1 if mesh is None else mesh.size
+    local_batch = hyper.batch_size // devices  # each device's share of a minibatch
+
+    def mean(x: Any) -> Any:
+        """The mean over every device's share (equal shares: the mean of the devices' means)."""
+        return jnp.mean(x) if devices == 1 else jax.lax.pmean(jnp.mean(x), AXIS)
+
+    def var(x: Any) -> Any:
+        """The variance over every device's share, as `jnp.var` computes it on one."""
+        return jnp.var(x) if devices == 1 else mean(jnp.square(x - mean(x)))
+
+    def device_key(key: Any) -> Any:
+        """The device's own key: the round's on one device, else folded with the device's index."""
+        return key if devices == 1 else jax.random.fold_in(key, jax.lax.axis_index(AXIS))
+
+    def across(tree: Any) -> Any:
+        """`tree` averaged over the devices (gradients, statistics): every device applies the same update."""
+        return tree if devices == 1 else jax.lax.pmean(tree, AXIS)
+
     tx = optimizer(hyper)
     slots = policy != "mlp"
     observation = observation_of(policy)
@@ -229,12 +301,15 @@ def make_update(mode: str, opponent: functional.Opponent, hyper: Hyper, policy: 
     def loss(params: Any, batch: tuple[Any, ...]) -> tuple[Any, dict[str, Any]]:
         t, advantage, returns = batch
         log_prob, entropy = log_prob_of(params, t.obs, t.mask, t.action)
-        advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
-        weight = t.learned.astype(jnp.float32) / jnp.maximum(jnp.sum(t.learned), 1)  # moves the policy chose
+        advantage = (advantage - mean(advantage)) / (jnp.sqrt(var(advantage)) + 1e-8)
+        # the moves the policy chose, over the minibatch's count of them per device (the devices' mean
+        # of their losses is then the minibatch's loss)
+        chosen = across(jnp.sum(t.learned).astype(jnp.float32))
+        weight = t.learned.astype(jnp.float32) / jnp.maximum(chosen, 1 / devices)
         ratio = jnp.where(t.learned, jnp.exp(log_prob - t.log_prob), 1.0)
         clipped = jnp.clip(ratio, 1.0 - hyper.clip_range, 1.0 + hyper.clip_range)
         policy_loss = -jnp.sum(weight * jnp.minimum(advantage * ratio, advantage * clipped))
-        value_loss = jnp.mean((returns - value_of(params, t.obs)) ** 2)
+        value_loss = jnp.mean((returns - value_of(params, t.obs)) ** 2)  # averaged over devices below
         entropy_loss = -jnp.sum(weight * entropy)
         total = policy_loss + hyper.ent_coef * entropy_loss + hyper.vf_coef * value_loss
         stats = {
@@ -249,7 +324,7 @@ def make_update(mode: str, opponent: functional.Opponent, hyper: Hyper, policy: 
 
     def minibatch(carry: tuple[Any, Any], batch: tuple[Any, ...]) -> tuple[tuple[Any, Any], dict[str, Any]]:
         params, opt_state = carry
-        grads, stats = jax.grad(loss, has_aux=True)(params, batch)
+        grads, stats = across(jax.grad(loss, has_aux=True)(params, batch))
         updates, opt_state = tx.update(grads, opt_state, params)
         return (optax.apply_updates(params, updates), opt_state), stats
 
@@ -259,20 +334,20 @@ def make_update(mode: str, opponent: functional.Opponent, hyper: Hyper, policy: 
         size = data[1].shape[0]
         order = jax.random.permutation(key_perm, size)
         shuffled = jax.tree_util.tree_map(
-            lambda x: x[order].reshape(size // hyper.batch_size, hyper.batch_size, *x.shape[1:]), data
+            lambda x: x[order].reshape(size // local_batch, local_batch, *x.shape[1:]), data
         )
         (params, opt_state), stats = jax.lax.scan(minibatch, (params, opt_state), shuffled)
         return (params, opt_state, key), stats
 
-    @jax.jit
     def update(
-        runner: Runner, numbers: functional.EnvParams, snapshot: Any = None
+        runner: Runner, numbers: functional.EnvParams, snapshot: Any
     ) -> tuple[Runner, dict[str, Any], dict[str, Any]]:
+        """One device's round on its tables (the updates averaged with the other devices')."""
         key_rollout, key_epochs, key = jax.random.split(runner.key, 3)
         obs = functional.observe(runner.env.games, numbers, observation)
         (_, _, _, env, obs, _), traj = jax.lax.scan(
             rollout_step,
-            (runner.params, snapshot, numbers, runner.env, obs, key_rollout),
+            (runner.params, snapshot, numbers, runner.env, obs, device_key(key_rollout)),
             None,
             hyper.n_steps,
         )
@@ -282,23 +357,42 @@ def make_update(mode: str, opponent: functional.Opponent, hyper: Hyper, policy: 
             lambda x: x.reshape(-1, *x.shape[2:]), (traj._replace(figures={}), advantage, returns)
         )
         (params, opt_state, _), stats = jax.lax.scan(
-            lambda c, _: epoch(c, flat), (runner.params, runner.opt_state, key_epochs), None, hyper.n_epochs
+            lambda c, _: epoch(c, flat),
+            (runner.params, runner.opt_state, device_key(key_epochs)),
+            None,
+            hyper.n_epochs,
         )
         means = {name: jnp.mean(value) for name, value in stats.items()}
         means["loss"] = stats["loss"][-1, -1]  # SB3 logs the last minibatch's loss
-        means["explained_variance"] = 1.0 - jnp.var(returns - traj.value) / jnp.var(returns)
+        means["explained_variance"] = 1.0 - var(returns - traj.value) / var(returns)
         return Runner(params, opt_state, env, key), traj.figures, means
 
-    return update
+    if mesh is None:
+        return jax.jit(lambda runner, numbers, snapshot=None: update(runner, numbers, snapshot))
+    # check_vma=False: the env's `cond`s return arrays the type checker would call replicated.
+    sharded = shard_map(
+        update,
+        mesh=mesh,
+        in_specs=(_specs(PartitionSpec(AXIS)), PartitionSpec(), PartitionSpec()),
+        out_specs=(_specs(PartitionSpec(AXIS)), PartitionSpec(None, AXIS), PartitionSpec()),
+        check_vma=False,
+    )
+    return jax.jit(lambda runner, numbers, snapshot=None: sharded(runner, numbers, snapshot))
 
 
-def time_rounds(config: TrainConfig, rounds: int) -> tuple[float, float]:
-    """Seconds of a run's first round (the reset and the compile) and of `rounds` more (benchmarks)."""
+def time_rounds(
+    config: TrainConfig, rounds: int, devices: Sequence[Any] | None = None
+) -> tuple[float, float]:
+    """Seconds of a run's first round (the reset and the compile) and of `rounds` more (benchmarks).
+
+    The tables split over `devices` (default: every local device), as a run splits them.
+    """
     hyper, settings = Hyper.of(config), runs.settings_of(config)
     started = time.perf_counter()
-    runner = new_runner(config, settings, hyper)
+    mesh = table_mesh(config, hyper, devices)
+    runner = placed(new_runner(config, settings, hyper), mesh)
     update = make_update(
-        settings.action_mode, opponent_bot(config.opponent, config.noise), hyper, config.policy
+        settings.action_mode, opponent_bot(config.opponent, config.noise), hyper, config.policy, mesh
     )
     numbers = functional.EnvParams.of(settings)
     runner = jax.block_until_ready(update(runner, numbers))[0]

@@ -26,18 +26,22 @@ STEP_FILE = re.compile(r"step-(\d+)\.zip")
 
 @dataclass(frozen=True)
 class Result:
-    """What a run wrote: the final checkpoint, its step count, and this session's moves, seconds and rate."""
+    """What a run wrote: the final checkpoint, its step count, this session's moves, seconds and rate.
+
+    `devices`: how many devices the tables were split over (jax-ppo; None for the torch drivers).
+    """
 
     final: Path
     steps: int
     moves: int
     seconds: float
     moves_per_second: float
+    devices: int | None = None
 
     @classmethod
-    def timed(cls, final: Path, steps: int, moves: int, seconds: float) -> Result:
+    def timed(cls, final: Path, steps: int, moves: int, seconds: float, devices: int | None = None) -> Result:
         """The result of a session that made `moves` learner moves in `seconds`."""
-        return cls(final, steps, moves, seconds, moves / seconds if seconds > 0 else 0.0)
+        return cls(final, steps, moves, seconds, moves / seconds if seconds > 0 else 0.0, devices)
 
 
 def round_up(value: int, unit: int) -> int:
