@@ -1,8 +1,8 @@
 """The environment, referee and menu benchmarks still run: each at a tiny size, its figures sane.
 
 A benchmark nobody runs stops working unnoticed; these run `benchmarks/env_speed.py`,
-`benchmarks/env_start.py`, `benchmarks/referee_speed.py` and `benchmarks/menu_speed.py`
-at 8 tables (the envs' compiled batch, shared with their tests) and check that what they
+`benchmarks/env_start.py`, `benchmarks/referee_speed.py`, `benchmarks/menu_speed.py` and
+`benchmarks/train_devices.py` at 8 tables (the envs' compiled batch, shared with their tests) and check that what they
 report is what they measured.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
 import sys
 from pathlib import Path
 
@@ -66,3 +67,21 @@ def test_menu_speed_times_the_menu_against_the_kernel(
     figures = json.loads(out.read_text())
     assert figures["positions"] > 0 and figures["identical candidate lists"] <= figures["positions"]
     assert figures["shot menu per table, in kernel shots"] > 0
+
+
+def test_train_devices_times_jax_ppo_on_one_device_and_on_two(tmp_path: Path) -> None:
+    out = tmp_path / "devices.json"
+    flags = ["--devices", "2", "--tables", "8", "--rounds", "1", "--n-steps", "2", "--batch-size", "8"]
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "train_devices.py"
+    done = subprocess.run(
+        [sys.executable, str(script), *flags, "--n-epochs", "1", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = json.loads(out.read_text())["rows"]
+    assert [row["devices"] for row in rows] == [1, 2]
+    for row in rows:
+        assert row["warmup_s"] > 0 and row["seconds"] > 0
+        assert math.isclose(row["moves_per_s"], 8 * 2 / row["seconds"])
