@@ -2,8 +2,8 @@
 
 A benchmark nobody runs stops working unnoticed; these run `benchmarks/env_speed.py`,
 `benchmarks/env_start.py`, `benchmarks/referee_speed.py`, `benchmarks/menu_speed.py` and
-`benchmarks/train_devices.py` at 8 tables (the envs' compiled batch, shared with their tests) and check that what they
-report is what they measured.
+`benchmarks/train_devices.py` at 8 tables (the envs' compiled batch, shared with their
+tests) and check that what they report is what they measured.
 """
 
 from __future__ import annotations
