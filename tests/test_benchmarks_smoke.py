@@ -85,3 +85,19 @@ def test_train_devices_times_jax_ppo_on_one_device_and_on_two(tmp_path: Path) ->
     for row in rows:
         assert row["warmup_s"] > 0 and row["seconds"] > 0
         assert math.isclose(row["moves_per_s"], 8 * 2 / row["seconds"])
+
+
+def test_level_first_move_times_a_levels_first_bot_move_from_a_fresh_server(tmp_path: Path) -> None:
+    out = tmp_path / "first.json"
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "level_first_move.py"
+    cache = str(Path.home() / ".cache" / "piramida")  # the tests' shared caches: this checks it runs
+    done = subprocess.run(
+        [sys.executable, str(script), "--cache", cache, "--levels", "novice", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["usable_s"] > 0 and list(result["first_move_s"]) == ["novice"]
+    assert result["first_move_s"]["novice"] > 0
