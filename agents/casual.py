@@ -23,11 +23,11 @@ import jax.numpy as jnp
 from jax import Array
 
 from piramida.agents.candidates import PowerRule
-from piramida.agents.greedy import GREEDY_MENU, greedy_from_menu
+from piramida.agents.greedy import GREEDY_MENU, GreedyAgent, greedy_from_menu
 from piramida.agents.menu import moves_at, shot_menu
 from piramida.agents.random_agent import random_moves, uniform_choice
-from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
-from piramida.physics.table import Table, preset
+from piramida.physics.params import Models, PhysicsParams
+from piramida.physics.table import Table
 from piramida.rules import state as st
 from piramida.rules.game import Move, where_tables
 
@@ -59,36 +59,24 @@ def casual_moves(
     return where_tables(wild_shot, random_moves(states, split[:, 2], dims), chosen)
 
 
-class CasualAgent:
+class CasualAgent(GreedyAgent):
     """One of greedy's first `top` pots at random, or with probability `wild` a random legal shot.
 
-    `top=1, wild=0` plays as greedy does. See the module docstring for why.
+    `top=1, wild=0` plays as greedy does. See the module docstring for why. The other
+    settings (power rule, table, physics) are greedy's.
     """
 
     name = "casual"
 
-    def __init__(
-        self,
-        top: int = TOP,
-        wild: float = WILD,
-        rule: PowerRule = PowerRule(),  # noqa: B008 (frozen, hashable)
-        dims: st.Dims = st.DEFAULT_DIMS,
-        table: Table | None = None,
-        params: PhysicsParams = PYRAMID_PARAMS,
-        models: Models = Models(),  # noqa: B008 (frozen, hashable)
-    ) -> None:
+    def __init__(self, top: int = TOP, wild: float = WILD, **greedy: Any) -> None:
         """A casual bot choosing among `top` (1..`TOP`) pots, a random shot with probability `wild`."""
         if not 1 <= top <= TOP:
             raise ValueError(f"casual: top must be 1..{TOP} (greedy's menu holds {TOP} pots), got {top}")
         if not 0.0 <= wild <= 1.0:
             raise ValueError(f"casual: wild must be a probability in [0, 1], got {wild}")
+        super().__init__(**greedy)
         self.top = top
         self.wild = wild
-        self.rule = rule
-        self.dims = dims
-        self.table = preset() if table is None else table
-        self.params = params
-        self.models = models
 
     def act(self, states: st.GameState, keys: Array) -> Move:
         """The casual moves: states (B,), keys (B, 2)."""
