@@ -24,8 +24,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from piramida.agents.ladder import BY_NAME, LEVELS
 from piramida.physics.files import write_atomic
-from piramida.play.levels import BY_NAME, LEVELS
 
 PIRAMIDA = [sys.executable, "-m", "piramida.cli.main"]  # this interpreter's piramida, on PATH or not
 

@@ -1,6 +1,6 @@
 """Rate the play page's levels: a round robin between them in Free pyramid, Elo ratings, and a casual player.
 
-Every pair of levels (`play.levels.LEVELS`, or `--levels`) plays `--games` frames of Free
+Every pair of levels (`agents.ladder.LEVELS`, or `--levels`) plays `--games` frames of Free
 pyramid through `evaluation.tournament` (one batch a pair, each level breaking in half of
 the frames, every level with its own cue: `piramida eval --agents level:NAME,...` plays
 the same games). The ratings are `evaluation.ratings.fit` (Bradley-Terry, one virtual
@@ -31,11 +31,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from piramida.agents import ladder as levels
 from piramida.evaluation import ratings, roster
 from piramida.evaluation.arena import head_to_head, wilson
 from piramida.evaluation.tournament import Plan, play_meetings
 from piramida.physics import noise, runtime
-from piramida.play import levels
 from piramida.rules import ids
 
 runtime.use_float64()  # a piramida program: the games compute in float64 throughout
@@ -45,7 +45,7 @@ CASUAL_BOT = ("greedy", "novice")  # the scripted casual player: the easiest pot
 
 
 def parse_levels(text: str) -> list[str]:
-    """Level names, comma separated, each a `play.levels` level, two or more."""
+    """Level names, comma separated, each a `agents.ladder` level, two or more."""
     names = [item.strip() for item in text.split(",") if item.strip()]
     for name in names:
         try:

@@ -1,6 +1,6 @@
 """The players of an evaluation by name: bots (`greedy`, `search:LEVEL` ...), page levels, saved policies.
 
-`level:NAME` is a level of the play page (`play.levels`): its bot with its own cue, so
+`level:NAME` is a level of the play page (`agents.ladder`): its bot with its own cue, so
 that it plays in a tournament as it plays on the page, whatever the tournament's noise.
 
 A name is checked when the command line is read, so a typo fails before any game is played;
@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 
 from piramida.agents import DEFAULT_LEVEL, Agent
+from piramida.agents import ladder as levels
 from piramida.physics import noise
-from piramida.play import levels
 from piramida.training import players
 
 LEVEL = "level:"  # the prefix of a play-page level's name

@@ -68,10 +68,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from piramida.agents import ladder as levels
 from piramida.physics import jsontext, markings
 from piramida.physics.fields import FieldError, shown
 from piramida.physics.runtime import configure
-from piramida.play import engine, levels, rulebook
+from piramida.play import engine, rulebook
 from piramida.play.games import Games, PlayError, Settings
 from piramida.play.limits import BodyLimit, Limits
 from piramida.play.replay import replay

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from helpers.benchmark_scripts import load
 
-from piramida.play import levels
+from piramida.agents import ladder as levels
 
 ladder = load("level_ladder")
 NAMES = [level.name for level in levels.LEVELS[:3]]

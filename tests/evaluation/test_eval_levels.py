@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from piramida.agents import GreedyAgent
+from piramida.agents import ladder as levels
 from piramida.cli.main import main
 from piramida.evaluation.arena import head_to_head
 from piramida.physics import noise
-from piramida.play import levels
 from piramida.rules import ids
 
 BOTTOM, SECOND = levels.LEVELS[0], levels.LEVELS[1]

@@ -13,7 +13,8 @@ from typing import Any
 from helpers.play_layouts import HUMAN_DECIDES, NEAR_END, WINNING_SHOT
 from starlette.testclient import TestClient
 
-from piramida.play import levels, words
+from piramida.agents import ladder as levels
+from piramida.play import words
 from piramida.play.games import Settings
 from piramida.play.server import create_app
 

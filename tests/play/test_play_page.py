@@ -80,6 +80,7 @@ def test_the_page_waits_for_the_table_then_the_level_list_says_what_each_is(
     assert "Bot (amateur)" in page.inner_text("#players")
 
 
+@pytest.mark.xdist_group("alone")  # timed: the heavy subprocess tests share its group, so none runs beside it
 def test_aim_with_the_keys_and_the_kernels_line_follows_within_50_ms(page: Page, base_url: str) -> None:
     new_game(page, base_url, state=NEAR_END)
     page.wait_for_selector("body[data-busy=idle]", state="attached")

@@ -16,7 +16,8 @@ from helpers.play_layouts import HUMAN_DECIDES, NEAR_END, WINNING_SHOT
 from pagekit import PLAYBACK, SCREENS, at, game, new_game, open_page, shot, wait_idle_for_human
 from playwright.sync_api import Browser, Page
 
-from piramida.play import engine, levels
+from piramida.agents import ladder as levels
+from piramida.play import engine
 
 pytestmark = pytest.mark.slow
 PRACTICE = {"bot": "greedy", "level": "easy", "noise": "amateur", "practice": True}
@@ -104,6 +105,7 @@ def test_the_level_list_names_each_level_with_its_measured_rating(browser: Brows
         names = dict(page.eval_on_selector_all("#opponent option", options))
         for level in rated:
             assert names[level.name] == f"{level.name} · {level.rating}"
+        page.click("#new-game summary")  # the level list is in the New game menu
         page.select_option("#opponent", rated[0].name)
         assert f"Rated {rated[0].rating}" in page.inner_text("#opponent-line")
 

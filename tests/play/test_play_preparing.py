@@ -22,7 +22,8 @@ from pagekit import PLAYBACK, SCREENS, open_page, wait_idle_for_human
 from playwright.sync_api import Browser
 from starlette.applications import Starlette
 
-from piramida.play import levels, server
+from piramida.agents import ladder as levels
+from piramida.play import server
 from piramida.play.games import Games, Settings
 from piramida.play.store import Store
 from piramida.play.warmup import Step

@@ -14,9 +14,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[1] / "helpers" / "ppo_devices.py"
 
 
+@pytest.mark.xdist_group("alone")  # a fresh two-device process: never beside the timed browser test
 def test_a_round_splits_its_tables_over_two_devices_and_keeps_the_networks_replicated() -> None:
     done = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr[-3000:]

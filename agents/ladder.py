@@ -1,7 +1,9 @@
-"""The opponents the page offers, weakest first, each a bot, a search level and a cue (execution noise).
+"""The ladder of opponents, weakest first, each a bot, a search level and a cue (execution noise).
 
-A level is only a name for a `games.Settings` triple (bot, level, noise), so a saved game
-keeps the triple and a level can be renamed without touching games. The noise levels are
+The play page offers them and `piramida eval` plays them by name (`level:NAME`); both
+rooms read them from here. A level is only a name for a triple (bot, level, noise), the
+play page's game settings, so a saved game keeps the triple and a level can be renamed
+without touching games. The noise levels are
 `physics.noise`'s: `amateur` pots half of a 1 m + 1 m corner pot, `pro` 95 % of them, and
 `improver` and `novice` are set by what greedy pots with them in Free frames.
 
