@@ -5,10 +5,11 @@ times feed the referee's ordering), and the games, bots and envs above it keep t
 states in float64 too. A library must not change its user's JAX: importing piramida
 leaves `jax_enable_x64` as it was, and each public entry point (the envs, `simulate`,
 the layouts and tables) computes inside `float64()`, a thread-local scope that JAX
-keys its compiled programs on, so it works inside a user's own `jit` and `scan` too.
+keys its compiled programs on. A user's own `jit` around one must itself be traced in
+that scope (JAX lowers a program at one setting): `in_float64` says so where it is not.
 piramida's own processes (the command, its tests and benchmarks) call `use_float64()`
-once instead. Two compilers run: Warp compiles the shot kernel
-(`physics.engine`) once per machine, and XLA compiles each jitted program per batch
+once instead. Two compilers run: Warp compiles the shot kernel (`physics.engine`) once
+per machine, and XLA compiles each jitted program per batch
 shape; both caches live under one project cache directory, so a second start compiles
 nothing. ``PIRAMIDA_CACHE_DIR`` moves it (``<dir>/jax`` and ``<dir>/warp``);
 ``PIRAMIDA_CACHE_DIR=off`` turns the persistent caches off (Warp then compiles into a
