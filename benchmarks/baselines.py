@@ -52,7 +52,6 @@ from typing import Any
 
 from rich.console import Console
 
-import piramida.physics  # noqa: F401 (the persistent compilation cache)
 from piramida.agents import make_agent
 from piramida.evaluation.arena import head_to_head
 from piramida.evaluation.report import machine, match_progress, print_setting, setting_task, settings_markdown

@@ -41,7 +41,6 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table as RichTable
 
-import piramida.physics  # noqa: F401 (the persistent compilation cache)
 from piramida.agents import GreedyAgent
 from piramida.agents.search import LEVELS, SearchAgent
 from piramida.evaluation.arena import head_to_head

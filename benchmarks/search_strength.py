@@ -31,7 +31,6 @@ from typing import Any
 
 from rich.console import Console
 
-import piramida.physics  # noqa: F401 (the persistent compilation cache)
 from piramida.agents import GreedyAgent
 from piramida.agents.search import DEFAULT_LEVEL, LEVELS, SearchAgent
 from piramida.evaluation.arena import head_to_head

@@ -24,7 +24,6 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-import piramida.physics  # noqa: F401 (the persistent compilation cache)
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
 from piramida.training import ppo

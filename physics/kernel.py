@@ -47,7 +47,7 @@ _OUTPUTS = (
 @jax.tree_util.register_dataclass
 @dataclass(frozen=True)
 class Snapshot:
-    """Facts at shot start that the referee needs (RULES.en.md III.2).
+    """Facts at shot start that the referee needs (docs/rules/specification.md III.2).
 
     Attributes:
       cushion: (N,) cushion piece each ball touches (cushion id, 6 + pocket for a jaw, -1).

@@ -49,14 +49,14 @@ def in_house(xy: Any, length: Any) -> Any:
     return jnp.asarray(xy)[..., 1] < house_line_y(length)
 
 
-# "On a line" within this distance of it (m): the rules' epsilon (RULES.en.md III.6, 0.1 mm).
+# "On a line" within this distance of it (m): the rules' epsilon (docs/rules/specification.md III.6, 0.1 mm).
 ON_LINE_TOLERANCE = 1e-4
 
 
 def centre_line_side(xy: Any, length: Any, tolerance: float = ON_LINE_TOLERANCE) -> Any:
     """Which half a centre lies in: -1 front, +1 back, 0 on the centre line.
 
-    The tolerance is the rules' epsilon for "on the line" (RULES.en.md III.6, 0.1 mm).
+    The tolerance is the rules' epsilon for "on the line" (docs/rules/specification.md III.6, 0.1 mm).
     """
     offset = jnp.asarray(xy)[..., 1] - centre_line_y(length)
     return jnp.where(jnp.abs(offset) <= tolerance, 0, jnp.sign(offset)).astype(jnp.int32)

@@ -64,7 +64,7 @@ class PhysicsParams:
 
 PARAM_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(PhysicsParams))
 
-# The Russian pyramid preset. Figures from docs/rules/RULES.en.md Part V (S14-S16)
+# The Russian pyramid preset. Figures from docs/rules/specification.md Part V (S14-S16)
 # where the rules' sources give one, otherwise the literature the value comes from.
 PYRAMID_PARAMS = PhysicsParams(
     R=0.034,  # 68 mm ball (S15; S14 gives 68-68.5 mm)

@@ -113,7 +113,7 @@ POOLTOOL_POCKET_SPEC = TableSpec(
 
 
 def _pyramid_spec() -> TableSpec:
-    """The 12 ft Russian pyramid table (docs/rules/RULES.en.md, Part V)."""
+    """The 12 ft Russian pyramid table (docs/rules/specification.md, Part V)."""
     jaw_radius = 0.011  # middle-pocket rubber curve radius R2 "11 +- 1 mm" (S16); the
     # corner radius was not found, and the same figure is used for it.
     spec = TableSpec(

@@ -1,6 +1,6 @@
 """piramida.rules: the referee of the four Russian pyramid variants, batched in JAX.
 
-Every rule it applies cites its number from `docs/rules/RULES.en.md` (G20(2.1),
+Every rule it applies cites its number from `docs/rules/specification.md` (G20(2.1),
 FREE-5.2, CLS-5.7 ...).
 
 The submodules `respot` and `shot_facts` keep their names (their functions are not

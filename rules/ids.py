@@ -1,6 +1,6 @@
 """Names the whole referee shares: variants, ball ids, placement regions, tolerances.
 
-Ball ids follow the physics kernel and RULES.en.md III: 0 is the coloured ball, 1-15
+Ball ids follow the physics kernel and docs/rules/specification.md III: 0 is the coloured ball, 1-15
 the white balls (their numbers in Classic, CLS-3). Pocket and cushion ids are the
 kernel's (`piramida.physics.table`): pockets 0 FL, 1 FR, 2 ML, 3 MR, 4 BL, 5 BR;
 cushions 0 front, 1 back, 2 left-front, 3 left-back, 4 right-front, 5 right-back.
@@ -25,7 +25,7 @@ REGION_NAMES: tuple[str, ...] = ("house", "temporary-house", "anywhere")
 
 MIDDLE_POCKETS = (MIDDLE_LEFT, MIDDLE_RIGHT)  # their jaws count as a centre-line crossing (G20 note 4)
 
-# RULES.en.md III.6: epsilon for frozen/touching and on-the-line tests (0.1 mm).
+# docs/rules/specification.md III.6: epsilon for frozen/touching and on-the-line tests (0.1 mm).
 CONTACT_TOLERANCE = 1e-4
 
 # Parking spot for balls not on the bed (shelf, pocket, hand): far outside any table, so

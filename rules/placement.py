@@ -12,7 +12,7 @@ Regions (`ids.HOUSE`, `ids.TEMPORARY_HOUSE`, `ids.ANYWHERE`):
 
 Everywhere the whole ball must be on the cloth (its centre at least R from every cushion
 nose line; pockets are ignored) and it must neither overlap nor touch a ball on the table:
-the gap must exceed `CONTACT_TOLERANCE`, the rules' "touching" epsilon (RULES.en.md III.6).
+the gap must exceed `CONTACT_TOLERANCE`, the rules' "touching" epsilon (docs/rules/specification.md III.6).
 A-25 would allow touching; a ball placed frozen to another would make its first shot a
 G19.2 case, so the referee does not place one there.
 
@@ -82,7 +82,7 @@ def clear_of_balls(xy: Any, positions: Any, on_table: Any, R: Any) -> Any:
     """Whether a ball at `xy` (..., 2) neither overlaps nor touches a ball on the table, (...,) bool.
 
     The gap between the discs must exceed `CONTACT_TOLERANCE` (gap <= epsilon is
-    "touching", RULES.en.md III.6).
+    "touching", docs/rules/specification.md III.6).
     """
     distance = jnp.linalg.norm(jnp.asarray(xy)[..., None, :] - jnp.asarray(positions), axis=-1)
     clear = distance - 2 * jnp.asarray(R) > CONTACT_TOLERANCE

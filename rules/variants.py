@@ -3,7 +3,7 @@
 The shared facts of the shot (contact, break and G20 legality, pocketed and jumped balls,
 the fouls) are worked out once by `referee.adjudicate` into a `Context`; each variant
 then rules with its own function (`free`, `combined`, `dynamic`, `classic`), following
-RULES.en.md Part IV's tables row by row. All four return a `Ruling` of the same shape,
+docs/rules/specification.md Part IV's tables row by row. All four return a `Ruling` of the same shape,
 so a batch may mix variants: the referee picks each table's ruling by its variant.
 Everything is JAX on one table, no Python branching on values.
 """
@@ -129,7 +129,7 @@ def _penalty_decision(ctx: Context, normal_kind: Any, normal_options: Any, cite:
 
 
 def free(ctx: Context) -> Ruling:
-    """FREE PYRAMID (RULES.en.md IV.2)."""
+    """FREE PYRAMID (docs/rules/specification.md IV.2)."""
     cite = Cites()
     foul_shot = ctx.foul_in_shot
     # FREE-5.4, FREE-5.5: on a legal shot every ball that fell counts, the own ball too.
@@ -266,17 +266,17 @@ def _exchange_variant(ctx: Context, dynamic: bool) -> Ruling:
 
 
 def combined(ctx: Context) -> Ruling:
-    """COMBINED PYRAMID (RULES.en.md IV.3)."""
+    """COMBINED PYRAMID (docs/rules/specification.md IV.3)."""
     return _exchange_variant(ctx, dynamic=False)
 
 
 def dynamic(ctx: Context) -> Ruling:
-    """DYNAMIC PYRAMID (RULES.en.md IV.4)."""
+    """DYNAMIC PYRAMID (docs/rules/specification.md IV.4)."""
     return _exchange_variant(ctx, dynamic=True)
 
 
 def classic(ctx: Context) -> Ruling:
-    """CLASSIC PYRAMID (RULES.en.md IV.5)."""
+    """CLASSIC PYRAMID (docs/rules/specification.md IV.5)."""
     cite = Cites()
     s = ctx.state
     foul_shot = ctx.foul_in_shot

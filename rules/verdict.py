@@ -2,7 +2,7 @@
 
 `Verdict` is what `adjudicate` returns for every table of a batch (JAX arrays, fixed
 shapes). `Ruling` is the same verdict for one table as plain Python, with names instead of
-codes and the list of rule ids (RULES.en.md) that decided it.
+codes and the list of rule ids (docs/rules/specification.md) that decided it.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ RULE_IDS: tuple[str, ...] = (
     # Classic
     "CLS-1", "CLS-3", "CLS-4", "CLS-5.1", "CLS-5.2", "CLS-5.3", "CLS-5.4", "CLS-5.5",
     "CLS-5.6", "CLS-5.7", "CLS-5.8", "CLS-6",
-    # Readings of the ambiguities (RULES.en.md Part II)
+    # Readings of the ambiguities (docs/rules/specification.md Part II)
     "A-05", "A-09", "A-10", "A-11", "A-12", "A-13", "A-14", "A-15", "A-21", "A-24", "A-30",
     "A-31", "A-32", "A-33",
 )  # fmt: skip

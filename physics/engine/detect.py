@@ -19,7 +19,7 @@ ARC = wp.constant(1)
 HOLE = wp.constant(2)
 CENTRE = wp.constant(3)
 # Gap (m) within which a ball counts as touching a cushion or another ball for the log
-# and the start snapshot: the rules' epsilon_contact (RULES.en.md III.6).
+# and the start snapshot: the rules' epsilon_contact (docs/rules/specification.md III.6).
 CONTACT_EPS_M = 1e-4
 CONTACT_EPS = wp.constant(wp.float64(CONTACT_EPS_M))
 JAW_TOUCH_OFFSET = wp.constant(6)  # touch ids 6..11 are the jaws of pockets 0..5

@@ -377,7 +377,7 @@ def shot(
         s[i] = s_in[tid, i]
         pocket[tid, i] = -1
         pocket_time[tid, i] = infinity()
-    # The start snapshot (RULES.en.md III.2): cushions touched, balls touching, centres on
+    # The start snapshot (docs/rules/specification.md III.2): cushions touched, balls touching, centres on
     # the centre line.
     for i in range(n):
         in_play = s[i] < POCKETED

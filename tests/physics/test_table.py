@@ -34,7 +34,7 @@ def nose_gaps(table: ph.Table) -> dict[int, float]:
 
 
 def test_pyramid_mouths_are_the_rules_figures() -> None:
-    # RULES.en.md Part V: corner opening 72-73 mm, middle 82-83 mm (S14); we build 73 and 83.
+    # docs/rules/specification.md Part V: corner opening 72-73 mm, middle 82-83 mm (S14); we build 73 and 83.
     gaps = nose_gaps(ph.preset("pyramid-12ft"))
     for pocket, gap in gaps.items():
         expected = 0.083 if pocket in (MIDDLE_LEFT, MIDDLE_LEFT + 1) else 0.073
