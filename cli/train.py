@@ -38,7 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--algo",
         help="ppo (default), sac (raw actions), maskable-ppo (assisted actions), or jax-ppo (policy, env "
         "and update in one jitted loop; either action mode; its opponents and league are bots; its tables "
-        "split over every local device, so --tables must be a multiple of their count)",
+        "split over every device (of every process joined by --coordinator), so --tables must be a "
+        "multiple of their count)",
     )
     add("--action-mode", help="raw (default: 11 numbers in [-1, 1]) or assisted (ghost-ball candidates)")
     add("--variant", help=f"{', '.join(ids.VARIANT_NAMES)} (default: free)")
@@ -58,6 +59,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--steps", type=int, help="learner moves (all tables) to train for (default: 100000)")
     add("--seed", type=int, help="seed of torch, numpy, the tables and the league (default: 0)")
     add("--device", help="torch device (jax-ppo: JAX's platform): cpu, cuda or auto (default: auto)")
+    add(
+        "--coordinator",
+        metavar="HOST:PORT",
+        help="jax-ppo over several processes or hosts: process 0's address (the same in every process; "
+        "the tables split over every process's devices; process 0 alone writes OUT, which the others "
+        "must see to resume or play self), or auto: JAX's detection of a cluster manager "
+        "(SLURM, Open MPI...)",
+    )
+    add("--processes", type=int, help="with --coordinator HOST:PORT: how many processes join the run")
+    add("--process-id", type=int, help="with --coordinator HOST:PORT: this process's index (0 to N - 1)")
     add("--checkpoint-every", type=int, help="learner moves between checkpoints (default: 10000)")
     add("--shot-limit", type=int, help="learner moves in a frame before it is cut (default: 200)")
     add(
@@ -121,7 +132,7 @@ def fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Merge the settings, check them, train; exit status 2 for bad input (nothing written)."""
-    from piramida.training import CheckpointError, ConfigError, config, train
+    from piramida.training import CheckpointError, ConfigError, config, hosts, train
     from piramida.training.runs import latest_checkpoint
 
     options.apply_trust_pickle(args)
@@ -136,6 +147,10 @@ def run(args: argparse.Namespace) -> int:
             resume = Path(args.resume) if args.resume else latest_checkpoint(out)
             values |= saved_config(resume)
         settings = config.build(values | given)
+        joined = (args.coordinator, args.processes, args.process_id)
+        if joined != (None, None, None) and settings.algo != "jax-ppo":
+            raise ConfigError("coordinator: only --algo jax-ppo trains over several processes")
+        hosts.join(*joined)
         result = train(settings, out, resume, progress=not args.no_progress)  # it makes `out`
     except CheckpointError as error:
         return fail(f"--resume: {error}")
@@ -148,10 +163,10 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         return fail(f"--out: cannot write to {error.filename or ''} ({error.strerror or error})")
     devices = "" if result.devices is None else f" on {result.devices} device{'s' * (result.devices != 1)}"
+    written = f"final checkpoint {result.final}" if hosts.writes() else "process 0 wrote the checkpoints"
     print(
         f"trained {result.moves} learner moves{devices} in {result.seconds:.1f} s "
-        f"({result.moves_per_second:.1f} shots/s, compiles included); {result.steps} in all; "
-        f"final checkpoint {result.final}"
+        f"({result.moves_per_second:.1f} shots/s, compiles included); {result.steps} in all; {written}"
     )
     return 0
 
@@ -168,4 +183,5 @@ def saved_config(path: Path) -> dict[str, Any]:
 
 
 def _flag_names() -> set[str]:
-    return {name.replace("_", "-") for name in FLAGS} | {"config", "resume"}
+    joining = {"coordinator", "processes", "process-id"}
+    return {name.replace("_", "-") for name in FLAGS} | {"config", "resume"} | joining

@@ -13,8 +13,9 @@ its policy as a `trained` bot's `OUT/policy.npz` at every checkpoint
 (`training.checkpoint`): the runner (the parameters, the optimizer's state, the games and
 every PRNG key, one array per leaf, named by its path), the metrics' windows and the
 league's pool. A run is a function of its seed: resumed from any checkpoint it ends with
-the uninterrupted run's parameters. The round splits the tables over every local device
-of `--device`'s platform (`ppo.table_mesh`); a checkpoint holds the games gathered from
+the uninterrupted run's parameters. The round splits the tables over every device of
+`--device`'s platform (`ppo.table_mesh`), of every process where several joined the run
+(`training.hosts`: process 0 alone writes); a checkpoint holds the games gathered from
 the devices, and a resumed run splits them again.
 """
 
@@ -27,20 +28,20 @@ from typing import Any
 
 import jax
 import numpy as np
-from stable_baselines3.common.logger import configure
+from stable_baselines3.common.logger import Logger, configure
 
 from piramida.envs import functional
-from piramida.training import callbacks, checkpoint, ppo, runs, slot_policy
+from piramida.training import callbacks, checkpoint, hosts, ppo, runs, slot_policy
 from piramida.training.config import SELF, ConfigError, TrainConfig
 
 
 def jax_device(name: str) -> Any:
-    """JAX's device for `--device`: `cpu`, `cuda` (a GPU) or `auto` (JAX's default); ConfigError if absent."""
+    """The process's own JAX device for `--device`: `cpu`, `cuda` (a GPU) or `auto`; ConfigError if absent."""
     if name == "auto":
-        return jax.devices()[0]
+        return jax.local_devices()[0]
     platform = "gpu" if name == "cuda" else "cpu"
     try:
-        return jax.devices(platform)[0]
+        return jax.local_devices(backend=platform)[0]
     except RuntimeError as error:
         raise ConfigError(f"device: {name} asked for, but JAX has no {platform} backend ({error})") from error
 
@@ -52,7 +53,8 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
     rounds = config.round_moves()
     every, total = runs.round_up(config.checkpoint_every, rounds), runs.round_up(config.steps, rounds)
     device = jax_device(config.device)
-    mesh = ppo.table_mesh(config, hyper, jax.local_devices(backend=device.platform))
+    mesh = ppo.table_mesh(config, hyper, jax.devices(device.platform))
+    writer = hosts.writes()
     with jax.default_device(device):
         figures = callbacks.Figures(config.tables)
         pool: list[str] = []  # periodic checkpoints: `self`'s snapshots
@@ -66,10 +68,11 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
             runner, steps = ppo.new_runner(config, settings, hyper), 0
         runner = ppo.placed(runner, mesh)
         snapshots = Snapshots(runner)
-        numbers = functional.EnvParams.of(settings)
-        out.mkdir(parents=True, exist_ok=True)
-        logger = configure(str(out / "tensorboard"), ["tensorboard"])
-        bar = callbacks.progress_bar(progress)
+        numbers = ppo.replicated(functional.EnvParams.of(settings), mesh)
+        if writer:
+            out.mkdir(parents=True, exist_ok=True)
+        logger = configure(str(out / "tensorboard"), ["tensorboard"]) if writer else Logger(None, [])
+        bar = callbacks.progress_bar(progress and writer)
         task = bar.add_task("training", total=total, completed=steps, rate=0.0)
         start, steps_at_start = time.perf_counter(), steps
         with bar:
@@ -82,8 +85,8 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
                 else:
                     opponent, snapshot = ppo.opponent_bot(name, config.noise), None
                 update = ppo.make_update(settings.action_mode, opponent, hyper, config.policy, mesh)
-                runner, rows, losses = update(runner, numbers, snapshot)
-                rows = jax.device_get(rows)
+                runner, rows, losses = update(runner, numbers, ppo.replicated(snapshot, mesh))
+                rows, losses = hosts.gathered((rows, losses))
                 for t in range(hyper.n_steps):
                     figures.add(**{name: column[t] for name, column in rows.items()})
                 steps += rounds
@@ -97,13 +100,18 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
                     path = runs.checkpoint_path(out, steps)
                     if steps % every == 0:  # periodic: `self` may play it from the next round on
                         pool = [*pool, str(path.resolve())]
-                    save(path, runner, figures, pool, config, steps, final=False)
-                    if config.policy != "mlp":
-                        elapsed = time.perf_counter() - start
-                        slot_policy.export(out / "policy.npz", runner.params, config, steps, elapsed)
+                    whole = hosts.gathered(runner)
+                    if writer:
+                        save(path, whole, figures, pool, config, steps, final=False)
+                        if config.policy != "mlp":
+                            elapsed = time.perf_counter() - start
+                            slot_policy.export(out / "policy.npz", whole.params, config, steps, elapsed)
+                    hosts.barrier(f"checkpoint {steps}")  # the others may play it as `self` next
         seconds = time.perf_counter() - start
         final = out / "final.zip"
-        save(final, runner, figures, pool, config, steps, final=True)
+        whole = hosts.gathered(runner)
+        if writer:
+            save(final, whole, figures, pool, config, steps, final=True)
         logger.close()
     return runs.Result.timed(final, steps, steps - steps_at_start, seconds, mesh.size)
 

@@ -15,10 +15,12 @@ the trained bot's `policy` level (`slot_policy.as_bot`), so every snapshot share
 compiled round.
 
 The round runs under `shard_map` over a one-axis mesh of devices (`table_mesh`, axis
-`tables`; every local device by default): each device steps its share of the tables with
-its own keys and takes its share of every minibatch, and the gradients and statistics are
+`tables`; every device by default, of every process where several joined the run through
+`jax.distributed`: `training.hosts`): each device steps its share of the tables with its
+own keys and takes its share of every minibatch, and the gradients and statistics are
 averaged over the devices, so every device applies the same update to the replicated
-networks. On one device the round is the plain single-device program, bit for bit.
+networks. On one device the round is the plain single-device program, bit for bit; two
+processes of one device each give two devices' bits.
 """
 
 from __future__ import annotations
@@ -121,12 +123,12 @@ class Transition(NamedTuple):
 
 
 def table_mesh(config: TrainConfig, hyper: Hyper, devices: Sequence[Any] | None = None) -> Mesh:
-    """The mesh a round splits its tables over: `devices` (default: every local device).
+    """The mesh a round splits its tables over: `devices` (default: every device, of every process).
 
     ConfigError unless the tables and the minibatch split evenly, so every device steps
     as many tables and takes as many moves of each minibatch.
     """
-    devices = list(jax.local_devices() if devices is None else devices)
+    devices = list(jax.devices() if devices is None else devices)
     count = len(devices)
     if config.tables % count:
         raise ConfigError(
@@ -145,12 +147,30 @@ def _specs(env: PartitionSpec) -> Runner:
     return Runner._make((PartitionSpec(), PartitionSpec(), env, PartitionSpec()))  # a runner of specs
 
 
+def _laid_out(tree: Any, mesh: Mesh, spec: PartitionSpec) -> Any:
+    """`tree`'s arrays laid out on `mesh` by `spec`, each device (of any process) given its part.
+
+    Every process holds the whole value (the same seed makes the same runner; a checkpoint
+    holds the gathered games), so each process cuts its own devices' parts from it.
+    """
+    sharding = NamedSharding(mesh, spec)
+
+    def put(leaf: Any) -> Any:
+        whole = np.asarray(leaf)
+        return jax.make_array_from_callback(whole.shape, sharding, lambda index: whole[index])
+
+    return jax.tree_util.tree_map(put, tree)
+
+
 def placed(runner: Runner, mesh: Mesh) -> Runner:
     """`runner` laid out on `mesh` as the round takes it: the games split by tables, the rest copied."""
     specs = _specs(PartitionSpec(AXIS))
-    return Runner(
-        *(jax.device_put(part, NamedSharding(mesh, spec)) for part, spec in zip(runner, specs, strict=True))
-    )
+    return Runner(*(_laid_out(part, mesh, spec) for part, spec in zip(runner, specs, strict=True)))
+
+
+def replicated(tree: Any, mesh: Mesh) -> Any:
+    """`tree` copied to every device of `mesh`: the round's other inputs (the env's numbers, a snapshot)."""
+    return _laid_out(tree, mesh, PartitionSpec())
 
 
 def optimizer(hyper: Hyper) -> optax.GradientTransformation:
@@ -385,7 +405,7 @@ def time_rounds(
 ) -> tuple[float, float]:
     """Seconds of a run's first round (the reset and the compile) and of `rounds` more (benchmarks).
 
-    The tables split over `devices` (default: every local device), as a run splits them.
+    The tables split over `devices` (default: every device), as a run splits them.
     """
     hyper, settings = Hyper.of(config), runs.settings_of(config)
     started = time.perf_counter()

@@ -4,6 +4,8 @@ Run in a fresh process (XLA reads the device count when JAX starts); prints one 
 what a tiny raw-mode round does on two devices (replicas, losses), whether a one-device
 mesh gives the plain round's bits, how far two devices land from one, the refusal of
 tables that do not split, and a `piramida train` run on both devices resumed exactly.
+Its runs are left in the folder named by its argument (`whole/`: two rounds,
+`tiny.toml`: their settings), for runs over two processes to be checked against.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import contextlib
 import dataclasses
 import io
 import json
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -100,7 +103,7 @@ def main() -> None:
     """Everything above, as one JSON line."""
     ph.runtime.use_float64()
     assert jax.device_count() == 2, jax.devices()
-    folder = Path(tempfile.mkdtemp())
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp())  # the runs stay there
     (folder / "tiny.toml").write_text(TOML)
     config = build(read_toml(folder / "tiny.toml"))
     hyper = ppo.Hyper.of(config)

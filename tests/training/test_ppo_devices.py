@@ -1,27 +1,67 @@
-"""jax-ppo over two CPU devices: replicated networks, finite losses, exact resume; against one device.
+"""jax-ppo over two CPU devices, and over two processes: replicated networks, exact resume.
 
 One tiny raw-mode round (8 tables, 4 moves each, an 8-unit network) in a fresh process
 with two forced CPU devices (`tests/helpers/ppo_devices.py`). A one-device mesh gives the
 plain single-device round's bits. Two devices do not give one device's parameters: each
 device draws its own actions and shuffles its own moves, so the runs part after the
-first draw; both stay within one round's Adam steps of each other.
+first draw; both stay within one round's Adam steps of each other. Two processes of one
+CPU device each, joined by `jax.distributed` on 127.0.0.1 (`piramida train
+--coordinator`), resume that two-device run half-way and end with its final bits; only
+process 0 writes.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from piramida.training import checkpoint
 
 SCRIPT = Path(__file__).resolve().parents[1] / "helpers" / "ppo_devices.py"
 
 
-@pytest.mark.xdist_group("alone")  # a fresh two-device process: never beside the timed browser test
-def test_a_round_splits_its_tables_over_two_devices_and_keeps_the_networks_replicated() -> None:
-    done = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True, timeout=1200)
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def two_processes_resume(folder: Path) -> list[str]:
+    """`piramida train` in two joined processes, resuming `whole/`'s first checkpoint; their output."""
+    port = free_port()
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=1"}
+    first = sorted((folder / "whole" / "checkpoints").glob("step-*.zip"))[0]
+
+    def command(process: int) -> list[str]:
+        return [
+            sys.executable, "-m", "piramida.cli.main", "train", "--config", str(folder / "tiny.toml"),
+            "--out", str(folder / f"process{process}"), "--resume", str(first), "--no-progress",
+            "--device", "cpu", "--coordinator", f"127.0.0.1:{port}", "--processes", "2",
+            "--process-id", str(process),
+        ]  # fmt: skip
+
+    children = [
+        subprocess.Popen(command(k), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for k in range(2)
+    ]
+    logs = [child.communicate(timeout=600)[0] for child in children]
+    for child, log in zip(children, logs, strict=True):
+        assert child.returncode == 0, log[-3000:]
+    return logs
+
+
+@pytest.mark.xdist_group("alone")  # fresh multi-device processes: never beside the timed browser test
+def test_a_round_splits_its_tables_over_two_devices_and_keeps_the_networks_replicated(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(tmp_path)], capture_output=True, text=True, timeout=1200
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["devices"] == [2, 1] and result["env_sharded"] == 2
@@ -32,3 +72,13 @@ def test_a_round_splits_its_tables_over_two_devices_and_keeps_the_networks_repli
     assert result["refusal"] == "tables: 3 tables do not split over 2 devices (use a multiple of 2)"
     assert "trained 64 learner moves on 2 devices in" in result["summary"]
     assert result["resumed_same"]  # parameters, optimizer state, games and keys
+
+    logs = two_processes_resume(tmp_path)
+    assert "trained 32 learner moves on 2 devices" in logs[0] and "final checkpoint" in logs[0]
+    assert "process 0 wrote the checkpoints" in logs[1]
+    assert not (tmp_path / "process1").exists()  # process 1 writes nothing
+    whole, joined = (
+        dict(checkpoint.read(tmp_path / run / "final.zip").state["runner"]) for run in ("whole", "process0")
+    )
+    assert whole.keys() == joined.keys()
+    assert all(np.array_equal(whole[name], joined[name]) for name in whole), "two processes != two devices"

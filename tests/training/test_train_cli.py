@@ -36,6 +36,7 @@ batch_size = 32
 n_epochs = 2
 """
 ROUND = 8 * 8  # learner moves in one PPO rollout
+JOINED = ["--algo", "jax-ppo", "--coordinator", "h:1"]  # a run over processes (refused before joining)
 config, whole = run_fixtures(TINY, ROUND)
 
 
@@ -140,6 +141,12 @@ def test_foreign_and_corrupt_checkpoints_are_named_and_refused(
         (["--device", "tpu"], "--device: expected one of cpu, cuda, auto"),
         (["--assisted-prior", "1"], "--assisted-prior: expected a number in [0, 1), got 1.0"),
         (["--resume"], "--resume: no checkpoint in"),
+        (["--coordinator", "127.0.0.1:1", "--processes", "2", "--process-id", "0"], "--coordinator: only"),
+        (["--algo", "jax-ppo", "--coordinator", "nowhere"], "--coordinator: expected HOST:PORT or auto"),
+        ([*JOINED, "--processes", "2"], "needs --processes and --process-id"),
+        (["--algo", "jax-ppo", "--processes", "2"], "--coordinator: --processes and --process-id join a run"),
+        ([*JOINED, "--processes", "0", "--process-id", "0"], "--processes: expected a count >= 1"),
+        ([*JOINED, "--processes", "2", "--process-id", "2"], "--process-id: expected 0 to 1, got 2"),
     ],
 )
 def test_bad_flags_exit_2_naming_the_flag(
