@@ -149,3 +149,47 @@ def test_default_placement_jit_vmap_batch() -> None:
     )
     assert bool(jnp.all(legal))
     assert bool(jnp.all(markings.in_house(xy[regions == HOUSE], L)))
+
+
+@pytest.mark.parametrize("searching", [3, 40], ids=["few-searched", "all-searched"])
+def test_a_batchs_places_are_each_tables_default_placement(searching: int) -> None:
+    """`placements` skips the grid search where the preferred point is legal: the same places.
+
+    64 tables, half of them placing; `searching` of those have a ball on their preferred
+    point, so the search runs on a gathered few (3 <= 64 / 16) or on the whole batch (40).
+    """
+    rng = np.random.default_rng(searching)
+    batch = 64
+    regions = rng.choice([HOUSE, TEMPORARY_HOUSE, ANYWHERE], batch)
+    preferred = np.stack([rng.uniform(0.1, W - 0.1, batch), rng.uniform(0.1, L - 0.1, batch)], axis=-1)
+    positions = np.stack([rng.uniform(R, W - R, (batch, 16)), rng.uniform(R, L - R, (batch, 16))], axis=-1)
+    on = rng.random((batch, 16)) < 0.6
+    on[:, 0] = False  # the ball in hand
+    placing = np.arange(batch) % 2 == 0
+    blocked = np.flatnonzero(placing)[:searching] if searching <= 32 else np.arange(searching)
+    placing[blocked] = True
+    positions[blocked, 1] = preferred[blocked] + [0.5 * R, 0.0]  # a ball on the preferred point
+    on[blocked, 1] = True
+    got = np.asarray(
+        jax.jit(placement.placements)(
+            jnp.asarray(placing), jnp.asarray(regions), jnp.asarray(positions), jnp.asarray(on),
+            jnp.asarray(preferred), W, L, R,
+        )
+    )  # fmt: skip
+    search = jax.jit(
+        jax.vmap(
+            lambda r, p, o, q: placement.default_placement(r, p, o, W, L, R, q, grid=placement.COARSE_GRID)
+        )
+    )
+    expected = np.array(search(regions, positions, on, preferred))
+    expected[~placing] = OFF_TABLE_XY
+    # XLA compiles the search of a gathered few and of the whole batch apart: a grid point
+    # may differ in its last bit (a fused multiply-add), a picometre.
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+    legal = np.asarray(
+        jax.vmap(lambda q, r, p, o: placement.placement_ok(q, r, p, o, W, L, R))(
+            preferred, regions, positions, on
+        )
+    )
+    assert not legal[blocked].any() and legal[placing].any()  # both kinds of table were placed
+    assert (got[placing & legal] == preferred[placing & legal]).all()
