@@ -86,7 +86,11 @@ def test_the_readme_keeps_the_test_command_that_ci_reads() -> None:
     assert command.endswith(" && mkdocs build --strict")
     # `.ci/run`'s own reading of the README gives that one line.
     read = subprocess.run(
-        ["bash", "-c", f"sed -n '/{MARKER}/,/^```$/p' README.md | sed -n '/^```bash$/,/^```$/p' | sed '1d;$d'"],
+        [
+            "bash",
+            "-c",
+            f"sed -n '/{MARKER}/,/^```$/p' README.md | sed -n '/^```bash$/,/^```$/p' | sed '1d;$d'",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -100,7 +104,8 @@ def test_the_readme_keeps_the_install_line_and_the_quickstarts() -> None:
     text = README.read_text(encoding="utf-8")
     assert "python3 -m venv .venv && . .venv/bin/activate && pip install . && piramida\n" in text
     assert "![A break on the default table](docs/break.png)" in text
-    for needle in ("make_jax", "float64()", "piramida eval", "piramida simulate", "piramida play", "## Licence"):
+    needles = ("make_jax", "float64()", "piramida eval", "piramida simulate", "piramida play", "## Licence")
+    for needle in needles:
         assert needle in text, needle
 
 
@@ -110,8 +115,8 @@ def test_every_python_block_runs_or_says_why_not(path: Path) -> None:
         if "not run" in before:
             assert NOT_RUN.search(before), f"{path.name}:{line}: `<!-- not run: REASON -->` needs a reason"
     if RUN_ELSEWHERE in path.read_text(encoding="utf-8"):
-        assert path == DOCS / "jax-env.md", f"{path.name}: the training loop's marker belongs on docs/jax-env.md"
-        assert "docs\" / \"jax-env.md\"" in (ROOT / "tests" / "envs" / "test_jax_env.py").read_text()
+        assert path == DOCS / "jax-env.md", f"{path.name}: the training loop's marker is docs/jax-env.md's"
+        assert 'docs" / "jax-env.md"' in (ROOT / "tests" / "envs" / "test_jax_env.py").read_text()
 
 
 @pytest.mark.slow  # the pure-JAX quickstart traces the env (about 20 s)
@@ -147,8 +152,9 @@ def test_every_benchmark_file_has_its_section_with_its_facts() -> None:
     for name in files:
         assert f"`docs/{name}`, written by" in text, name
     # A file that states its command shows it; one that lacks facts has them listed.
-    assert "`python benchmarks/env_start.py --tables 1024`" in generated["benchmarks/performance.md"]
-    assert "| `docs/referee_speed.json` | machine, commit, command, date |" in generated["benchmarks/performance.md"]
+    performance = generated["benchmarks/performance.md"]
+    assert "`python benchmarks/env_start.py --tables 1024`" in performance
+    assert "| `docs/referee_speed.json` | machine, commit, command, date |" in performance
 
 
 def test_a_figure_without_its_file_is_not_shown_and_missing_facts_are_listed(tmp_path: Path) -> None:
