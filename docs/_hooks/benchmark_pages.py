@@ -417,6 +417,8 @@ def describe_machine(found: Mapping[str, Json]) -> str:
     for key, value in found.items():
         if isinstance(value, dict):
             parts.append(", ".join(f"{k} {cell(v)}" for k, v in value.items()))
+        elif key == "machine":
+            parts.append(cell(value))
         else:
             parts.append(f"{key} {cell(value)}")
     return "; ".join(parts)
@@ -464,6 +466,9 @@ def meta(data: Json) -> tuple[dict[str, str], list[str], set[str]]:
             else:
                 facts[fact] = cell(next(iter(found.values())))
             break
+    runs: Json = data.get("runs", []) if isinstance(data, dict) else []
+    if "command" not in facts and is_rows(runs) and all("command" in run for run in runs):
+        facts["command"] = "; ".join(f"`{run['command']}`" for run in runs)  # a file merged from runs
     missing = [fact for fact in META_KEYS if fact not in facts]
     return facts, missing, used
 
