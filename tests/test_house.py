@@ -1,4 +1,4 @@
-"""The house of rooms (README, "Contributing"): imports point down, and no module imports itself round a loop.
+"""The house of rooms (docs/architecture.md): imports point down, and no module imports itself round a loop.
 
 Every import of every module counts, those inside functions too: a lazy import still makes
 the module depend on the other one.

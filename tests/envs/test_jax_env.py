@@ -1,7 +1,7 @@
 """The pure-JAX env (`piramida.envs.make_jax`): pure functions under `jit`, `lax.scan`, and a training loop.
 
-The training loop is the README's example ("The pure-JAX env"), run from the README
-itself: a linear Gaussian policy over the flat observation, a rollout as one `lax.scan`,
+The training loop is the documentation's example (docs/jax-env.md, "A training loop"), run
+from that page itself: a linear Gaussian policy over the flat observation, a rollout as one `lax.scan`,
 and a REINFORCE step with `optax`, the whole update in one `jit` (PureJaxRL's shape).
 Eight tables, as the envs' other tests, so the compiled programs stay small.
 """
@@ -20,7 +20,7 @@ from piramida.envs import core, make_jax
 
 TABLES = 8
 STEPS = 3
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "jax-env.md"  # the pure-JAX API page
 
 
 @pytest.fixture(scope="module")
@@ -82,19 +82,19 @@ def test_unknown_options_and_bad_table_counts_are_named() -> None:
         make_jax("free", num_envs=TABLES, colour="red")
 
 
-def readme_example() -> dict[str, Any]:
-    """The README's training loop: its code block after the `jax-env-example` marker, run."""
-    text = README.read_text()
+def docs_example() -> dict[str, Any]:
+    """The docs page's training loop: its code block after the `jax-env-example` marker, run."""
+    text = PAGE.read_text()
     block = text[text.index("<!-- jax-env-example -->") :]
     opening = block.index("```python") + len("```python")
     code = block[opening : block.index("```", opening)]
     scope: dict[str, Any] = {}
-    exec(compile(code, "README.md (jax-env-example)", "exec"), scope)
+    exec(compile(code, "docs/jax-env.md (jax-env-example)", "exec"), scope)
     return scope
 
 
-def test_the_readme_training_loop_runs_in_one_jitted_update_and_learns_something() -> None:
-    weights, rewards = readme_example()["train"](num_envs=TABLES, updates=2, steps=2, seed=0)
+def test_the_docs_training_loop_runs_in_one_jitted_update_and_learns_something() -> None:
+    weights, rewards = docs_example()["train"](num_envs=TABLES, updates=2, steps=2, seed=0)
     assert len(rewards) == 2 and all(np.isfinite(rewards))
     assert all(np.isfinite(np.asarray(x)).all() for x in jax.tree_util.tree_leaves(weights))
     assert float(jnp.abs(weights["w"]).sum()) > 0  # the gradient reached the policy

@@ -2,7 +2,7 @@
 
 A log is a list of events, one tuple each, in time order; `log_of` packs them into an
 `EventLog` of fixed capacity, as the kernel would have written them. Kinds and names are
-those of the `piramida simulate` JSON (README), or the short ids of docs/rules/specification.md III:
+those of the `piramida simulate` JSON (docs/cli.md), or the short ids of docs/rules/specification.md III:
 
     ("ball-ball", 0, 5)                          # balls 0 and 5 meet
     ("ball-ball", 0, 5, {"touching": {5: "back"}})  # ... while 5 touches the back cushion

@@ -1,4 +1,4 @@
-"""Shot-for-shot agreement with pooltool-billiards 0.6.0 (the issue's acceptance check).
+"""Shot-for-shot agreement with pooltool-billiards 0.6.0 (the physics' acceptance check).
 
 On pooltool's pocketless rectangle and its default pocket table, with pooltool's ball
 constants and explicit initial velocities and spins (no cue model), for both cushion
@@ -6,7 +6,7 @@ models: 50 random shots with 2-16 balls (1-3 of them moving) on each table, plus
 straight pocket and jaw probes on the pocket table. On each table, at least 90 % of the
 shots must produce the same ordered sequence of ball-ball, cushion, jaw and pocket events,
 every one of those must end with every ball within 5 mm, and every probe must agree.
-(Measured: 100 % identical, final positions within 1.2e-6 mm; see the README.)
+(The method and the thresholds: docs/physics.md, "Cross-checks against pooltool-billiards 0.6".)
 
 The generators and the comparison are `benchmarks/agreement.py`'s (which also sweeps the
 pyramid-geometry pocket table and the break statistics). Every piramida run has the same

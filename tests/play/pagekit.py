@@ -49,7 +49,7 @@ def shot(page: Page, name: str) -> None:
 
 
 def desktop(page: Page) -> bool:
-    """Whether `page` is the desktop of `SCREENS` (the README's pictures are taken there)."""
+    """Whether `page` is the desktop of `SCREENS` (the docs' pictures are taken there)."""
     return page.viewport_size == dict(zip(("width", "height"), SCREENS["desktop"], strict=True))
 
 

@@ -2,8 +2,8 @@
 
 Three screen sizes (a 1280x800 desktop, an 800x600 window, a 390x844 phone held upright, by
 touch); screenshots of each go to `tests/artifacts/`. The server is `conftest.py`'s (greedy).
-With PIRAMIDA_DOCS_SCREENSHOT=1 the aiming test also writes the README's `docs/play.png` and
-`docs/play_shot.gif`.
+With PIRAMIDA_DOCS_SCREENSHOT=1 the aiming test also writes the docs' pictures of the page,
+`docs/play.png` and `docs/play_shot.gif`.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def test_aim_with_the_keys_and_the_kernels_line_follows_within_50_ms(page: Page,
         json.dumps({"page_ms": waits, "server_ms": server}) + "\n"
     )
     # The page's whole wait (fetch, server, JSON): a median near 30 ms on this 2-core machine when
-    # quiet, several times that while other jobs take both cores (README). Asserted: the line can
+    # quiet, several times that while other jobs take both cores (docs/play.md). Asserted: the line can
     # come within 50 ms (the best of twelve), and the median stays under a bound that a compile
     # per aim (0.7 s and more) would break however busy the machine is.
     assert min(waits) < 50 and min(server) < 50, timings
