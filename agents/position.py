@@ -225,8 +225,8 @@ def pot_chances(
     return jnp.max(chance), jnp.max(chance * worth)
 
 
-# The search bot's own pot rate in Free pyramid by noise magnitude (README, "Strength against
-# greedy": 96.3 % with no noise, 88.6 % at `pro`, 83.7 % at `amateur`): how often a visit goes on.
+# The search bot's own pot rate in Free pyramid by noise magnitude (docs/search_strength.json,
+# against greedy: 96.3 % with no noise, 88.6 % at `pro`, 83.7 % at `amateur`): how often a visit goes on.
 RUN_RATE_MAGNITUDES = (0.0, 0.15, 0.45)
 RUN_RATES = (0.963, 0.886, 0.837)
 

@@ -1,5 +1,5 @@
 """GPU figures of the Warp shot kernel: throughput per batch size, one shot's latency, block size,
-and `jax-ppo` learner moves per second (the rows of the README's "GPU" section).
+and `jax-ppo` learner moves per second (docs/gpu_kernel.jsonl, shown on the measured performance page).
 
 Run on a GPU machine, one section per process (a hang in one leaves the others):
     python benchmarks/gpu_kernel.py kernel OUT.jsonl [BLOCK_DIM]

@@ -12,7 +12,7 @@ which holds both the JAX and the Warp cache), times how long until the page is p
 seconds, and says the bot is preparing its first move while that waits on the warm-up's
 compile: on a cold start it always does), then starts the command
 again over the same caches. The figures go to `tests/artifacts/play_timings.json` (the
-README's table), with whether each target is met: playable within 10 s of a cold start,
+docs/play_timings.json), with whether each target is met: playable within 10 s of a cold start,
 every bot move after the first within 1 s.
 """
 

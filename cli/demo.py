@@ -2,7 +2,7 @@
 
 After the break it trains a policy for a few thousand moves with the recommended recipe
 (`RECIPE`: MaskablePPO on the assisted actions against `greedy`, Free pyramid, `pro`
-noise, on `--tables` tables; the README's training section says why) and evaluates it
+noise, on `--tables` tables; docs/training.md says why) and evaluates it
 against `random` and `greedy`, so that a newcomer sees the pot rate climb and the report
 with its learning curves. `--train-steps 0` stops after the break.
 """
@@ -56,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-# The recommended recipe (README, "Training"): what `--train-steps` runs.
+# The recommended recipe (docs/training.md, "The recommended recipe"): what `--train-steps` runs.
 RECIPE = {
     "algo": "maskable-ppo", "action_mode": "assisted", "opponent": "greedy",
     "variant": "free", "noise": "pro", "seed": 0,

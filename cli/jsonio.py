@@ -1,7 +1,7 @@
 """JSON in and out for the commands that speak JSON (`simulate`, `referee`).
 
 Both read one JSON object or JSON Lines from a file or stdin and write one compact JSON
-line per request, in order, so the two contracts read and fail alike (README, "The JSON
+line per request, in order, so the two contracts read and fail alike (docs/cli.md, "The JSON
 contracts"). Bad input is reported on stderr as one line naming the field
 (exit status 2): a lone request then gets no answer; a bad line of JSON Lines is answered
 in its place by `{"error": message, "line": N}` and every other line as it would be alone.

@@ -1,4 +1,4 @@
-"""`piramida referee`: JSON in, the referee's verdict out (README, "The JSON contracts").
+"""`piramida referee`: JSON in, the referee's verdict out (docs/cli.md).
 
 One request is the variant, the game state before the shot, the strike (and the call in
 Classic), and the shot's result as `piramida simulate` writes it; or, while a decision is

@@ -1,4 +1,4 @@
-"""`piramida simulate`: JSON in, JSON out (README, "The JSON contracts").
+"""`piramida simulate`: JSON in, JSON out (docs/cli.md).
 
 The command only reads, writes and reports; the contract itself (requests, results,
 batching) is `physics.contract`, shared with the referee, the play app and the benchmarks.
@@ -16,7 +16,7 @@ HELP = "simulate shots given as JSON (one object, or JSON Lines for a batch)"
 DESCRIPTION = (
     "Read one JSON object, or JSON Lines (one table a line, simulated as one "
     "batch), and write the final balls, pocketed balls and event log as JSON. "
-    "The schema is in the README."
+    "The schema is in the documentation: docs/cli.md."
 )
 
 

@@ -38,7 +38,7 @@ from piramida.rules import state as st
 N = ids.N_BALLS
 BALL_FEATURES = ("x", "y", "on-table", "my-shelf", "opponent-shelf", "in-hand")
 
-# (name, shape, meaning): the README's observation table is written from this.
+# (name, shape, meaning): docs/environments.md's observation table is written from this.
 FIELDS: tuple[tuple[str, tuple[int, ...], str], ...] = (
     (
         "balls",

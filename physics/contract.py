@@ -1,6 +1,6 @@
 """The JSON contract of `piramida simulate`: requests read, results written, the start snapshot both ways.
 
-One module for the whole document (README, "The JSON contracts"), used by the
+One module for the whole document (docs/cli.md), used by the
 command, by the referee's reader of results (`rules.codec`), by the play app and by the
 benchmarks, so that a field is added in one place; the event records inside a result are
 the event log's own JSON (`events.to_records`, `events.log_from_json`). A request is one

@@ -11,7 +11,7 @@ Each entry is (t, kind, a, b, touch_a, touch_b):
 If a table's log fills up, its `overflow` flag is set and the shot stops there: a
 truncated log is never passed off as a whole one.
 
-The log's JSON records (the `events` of `piramida simulate`'s output, README, "The JSON
+The log's JSON records (the `events` of `piramida simulate`'s output, docs/cli.md, "The JSON
 contracts") are written (`to_records`) and read back (`log_from_json`, for
 the referee) here, side by side, so that a new field is one edit; the rest of the
 document is `physics.contract`.

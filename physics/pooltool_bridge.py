@@ -2,7 +2,7 @@
 
 Standalone: imports only pooltool, numpy and the standard library (never piramida), so it
 can serve as an independent reference engine for cross-checks. pooltool is an optional
-dependency (README, "Cross-checks"): import this module only where it is wanted.
+dependency (docs/physics.md, "Cross-checks"): import this module only where it is wanted.
 
 Usage as a module::
 

@@ -2,7 +2,7 @@
 
 `piramida bench` times these, and the benchmarks (`benchmarks/gpu_kernel.py`,
 `log_capacity.py`, `kernel_agreement.py`) replay the same shots, so every speed and
-agreement figure of the README is measured on one definition of "a random shot" and
+agreement figure of docs/physics.md is measured on one definition of "a random shot" and
 "a break".
 """
 

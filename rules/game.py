@@ -30,7 +30,7 @@ from piramida.rules import verdict as vd
 from piramida.rules.decisions import Decision, decide
 from piramida.rules.referee import adjudicate_table
 
-CAPACITY = 1024  # event-log slots per shot (no motion transitions): see README "The event log"
+CAPACITY = 1024  # event-log slots per shot (no motion transitions): see docs/physics.md
 
 
 @jax.tree_util.register_dataclass

@@ -5,7 +5,7 @@ corrections: aim (-1 to +1 degree), power (x0.6 to x1.6) and side and vertical s
 pot slot's aim is already the throw-corrected ghost-ball line, and a pyramid pocket is
 barely wider than a ball, so a random aim correction of half a degree misses most pots: a
 policy whose heads start uniform pots about 7 % of its shots against greedy's 73 % (Free,
-`pro` noise; measured in the README's training section) and spends its first rollouts
+`pro` noise; measured in docs/training.md) and spends its first rollouts
 learning to stop correcting. Starting each correction head with probability `p` on "no
 correction" (the rest spread evenly over the other choices) keeps the exploration but
 starts from the slot's own shot; the slot head stays uniform over the legal slots, so
