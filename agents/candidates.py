@@ -458,6 +458,29 @@ def ranked_candidates(
 POT_KERNEL = TableKernel(pot_kernel.plan_pots, pot_kernel, table_arguments=8, outputs=PLAN_OUTPUTS)
 
 
+def planning_constants(
+    dims: st.Dims, rule: PowerRule, table: Table, params: PhysicsParams, models: Models
+) -> tuple[Any, Any]:
+    """The pot kernels' shared inputs: the packed figures (`pot_kernel.CONSTANTS`) and options."""
+    figures = {
+        "R": dims.R, "width": dims.width, "length": dims.length,
+        "reach": contact_distance(table, params, models),
+        "arrival": rule.arrival, "tip": rule.tip, "min_speed": rule.min_speed, "max_speed": rule.max_speed,
+        "ball_R": params.R, "m": params.m, "cue_mass": params.cue_mass, "u_s": params.u_s,
+        "u_r": params.u_r, "g": params.g, "e_b": params.e_b, "u_b": params.u_b,
+        "slack": THROW_SLACK, "max_cut_deg": MAX_CUT_DEG, "min_travel": MIN_TRAVEL,
+        "house_below": markings.house_line_y(dims.length) - ids.CONTACT_TOLERANCE,
+        "temporary_above": markings.back_spot(dims.width, dims.length)[1] + ids.CONTACT_TOLERANCE,
+        "contact_tolerance": ids.CONTACT_TOLERANCE, "hand_distance_cost": HAND_DISTANCE_COST,
+    }  # fmt: skip
+    constants = jnp.stack([jnp.asarray(figures[name], jnp.float64) for name in pot_kernel.CONSTANTS])
+    flags = {
+        "frictionless": models.ball_ball == "frictionless_elastic",
+        "alciatore": models.alciatore_friction,
+    }
+    return constants, jnp.asarray([int(flags[name]) for name in pot_kernel.OPTIONS], jnp.int32)
+
+
 def planned_pots(
     states: st.GameState,
     k: int,
@@ -475,23 +498,7 @@ def planned_pots(
     placing = (states.phase == st.BREAK) | (states.phase == st.IN_HAND)
     from_hand = placing[:, None] & (balls[None] == jax.vmap(fixed_own)(states)[:, None])
     noses, nose_radius, mouth_aim = pocket_mouths(table)
-    figures = {
-        "R": dims.R, "width": dims.width, "length": dims.length,
-        "reach": contact_distance(table, params, models),
-        "arrival": rule.arrival, "tip": rule.tip, "min_speed": rule.min_speed, "max_speed": rule.max_speed,
-        "ball_R": params.R, "m": params.m, "cue_mass": params.cue_mass, "u_s": params.u_s,
-        "u_r": params.u_r, "g": params.g, "e_b": params.e_b, "u_b": params.u_b,
-        "slack": THROW_SLACK, "max_cut_deg": MAX_CUT_DEG, "min_travel": MIN_TRAVEL,
-        "house_below": markings.house_line_y(dims.length) - ids.CONTACT_TOLERANCE,
-        "temporary_above": markings.back_spot(dims.width, dims.length)[1] + ids.CONTACT_TOLERANCE,
-        "contact_tolerance": ids.CONTACT_TOLERANCE, "hand_distance_cost": HAND_DISTANCE_COST,
-    }  # fmt: skip
-    constants = jnp.stack([jnp.asarray(figures[name], jnp.float64) for name in pot_kernel.CONSTANTS])
-    flags = {
-        "frictionless": models.ball_ball == "frictionless_elastic",
-        "alciatore": models.alciatore_friction,
-    }
-    options = jnp.asarray([int(flags[name]) for name in pot_kernel.OPTIONS], jnp.int32)
+    constants, options = planning_constants(dims, rule, table, params, models)
     region = jax.vmap(lambda s: st.hand_region(s, dims))(states)
     box = jnp.stack(
         jnp.broadcast_arrays(*placement.region_bounds(region, dims.width, dims.length, dims.R)), axis=-1

@@ -33,16 +33,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from piramida.agents import menu_kernel
+from piramida.agents import menu_kernel, pot_kernel
 from piramida.agents.candidates import (
     MAX_CUT_DEG,
     Candidates,
     N,
     PowerRule,
-    aim,
     candidates,
     fixed_own,
     near_segment,
+    planning_constants,
     pocket_mouths,
     shot_pairs,
     unit,
@@ -269,28 +269,51 @@ def _geometry(state: st.GameState, place: Any, dims: st.Dims, table: Table) -> G
     return Geometry(state=state, own_xy=own_starts(state, place), mouth_aim=pocket_mouths(table)[2], R=dims.R)
 
 
-def _pots(g: Geometry, best: Candidates, rule: PowerRule, params: PhysicsParams, models: Models) -> Family:
-    """The kept `candidates` pots, each re-aimed in every `POT_STYLES` style (styles x pots)."""
-    obj = g.state.positions[best.target]
-    styles = ((rule.arrival, rule.tip), *POT_STYLES[1:])  # the first: the power rule's own pot
-    target = g.mouth_aim[best.pocket]
-    planned = [
-        aim(
-            best.place,
-            obj,
-            target,
-            g.R,
-            PowerRule(arrival=arrival, tip=tip, min_speed=rule.min_speed, max_speed=rule.max_speed),
-            params,
-            models,
-        )
-        for arrival, tip in styles
-    ]
+def pot_styles(rule: PowerRule) -> tuple[tuple[float, float], ...]:
+    """The menu's pot styles (arrival speed, tip) under `rule`: the first is the rule's own pot."""
+    return ((rule.arrival, rule.tip), *POT_STYLES[1:])
+
+
+STYLE_KERNEL = TableKernel(pot_kernel.aim_styles, pot_kernel, table_arguments=3, outputs=("phi", "speed"))
+
+
+def styled_pots(
+    states: st.GameState,
+    best: Candidates,
+    rule: PowerRule,
+    dims: st.Dims,
+    table: Table,
+    params: PhysicsParams,
+    models: Models,
+) -> tuple[Any, Any]:
+    """Each kept pot aimed in every `pot_styles` style, with the throw correction: (phi, speed) (B, S x k).
+
+    `pot_kernel.aim_styles` (a thread a table) runs `candidates.aim`'s arithmetic for each
+    style's power rule; style-major, as `_pots` lists them.
+    """
+    rows = jnp.arange(best.target.shape[0])[:, None]
+    constants, options = planning_constants(dims, rule, table, params, models)
+    styles = len(pot_styles(rule))
+    return STYLE_KERNEL(
+        jnp.asarray(best.place, jnp.float64),
+        jnp.asarray(states.positions[rows, best.target], jnp.float64),
+        jnp.asarray(pocket_mouths(table)[2][best.pocket], jnp.float64),
+        jnp.asarray(pot_styles(rule), jnp.float64),
+        constants,
+        options,
+        shapes={"phi": (styles * best.target.shape[1],), "speed": (styles * best.target.shape[1],)},
+    )
+
+
+def _pots(g: Geometry, best: Candidates, styled: tuple[Any, Any], rule: PowerRule) -> Family:
+    """The kept `candidates` pots, each aimed in every `pot_styles` style (styles x pots, `styled_pots`)."""
+    styles = pot_styles(rule)
+    phi, speed = styled
     return Family(
         moves=move(
             ball=_tile(best.own, len(styles)),
-            speed=jnp.concatenate([p.speed for p in planned]),
-            phi=jnp.concatenate([p.phi for p in planned]),
+            speed=speed,
+            phi=phi,
             b=jnp.repeat(jnp.asarray([tip for _, tip in styles]), best.own.shape[0]),
             place=_tile(best.place, len(styles)),
             **_calls(g.state, _tile(best.target, len(styles)), _tile(best.pocket, len(styles))),
@@ -433,19 +456,19 @@ def _breaks(state: st.GameState, best: Candidates, size: int) -> Family:
 def table_menu(
     state: st.GameState,
     best: Candidates,
+    styled: tuple[Any, Any],
     place: Any,
     planned: Planned,
     menu: Menu,
     rule: PowerRule,
     dims: st.Dims,
     table: Table,
-    params: PhysicsParams,
-    models: Models,
 ) -> Family:
     """One table's menu (`menu.size` moves): `best` is its `candidates` (k = `menu.pots`, at least 3).
 
-    `place` (2,) is where a ball in hand stands for the shots other than pots (`hand_places`);
-    `planned` the table's lists of the other families (`planned_families`).
+    `styled` holds their aims and speeds in every style (`styled_pots`); `place` (2,) is
+    where a ball in hand stands for the shots other than pots (`hand_places`); `planned`
+    the table's lists of the other families (`planned_families`).
 
     In the BREAK phase the moves are break variants; elsewhere pots, in-offs, doubles,
     kicks and safeties, in that order. Every move carries the default decision in its
@@ -453,7 +476,7 @@ def table_menu(
     """
     g = _geometry(state, place, dims, table)
     families = [
-        _pots(g, best, rule, params, models),
+        _pots(g, best, styled, rule),
         _in_offs(g, planned),
         _doubles(g, planned),
         _kicks(g, planned),
@@ -493,10 +516,11 @@ def shot_menu(
     """
     table = preset() if table is None else table
     best = candidates(states, dims, menu.pots, rule, table, params, models)
+    styled = styled_pots(states, best, rule, dims, table, params, models)
     places = hand_places(states, dims)
     planned = planned_families(
         states, jax.vmap(own_starts)(states, places), menu, dims, table, params, models
     )
-    return jax.vmap(lambda s, c, p, f: table_menu(s, c, p, f, menu, rule, dims, table, params, models))(
-        states, best, places, planned
+    return jax.vmap(lambda s, c, a, p, f: table_menu(s, c, a, p, f, menu, rule, dims, table))(
+        states, best, styled, places, planned
     )

@@ -550,3 +550,52 @@ def plan_pots(
         exact_y[tid, i] = at[1]
         kept = keep_best(best_score, best, tid, kept, k, score, i)
     empty_after(best_score, best, tid, kept)
+
+
+@wp.func
+def styled(q: Plan, arrival: F, tip: F) -> Plan:
+    """`q` with another power rule's arrival speed and cue tip height (a menu's pot style)."""
+    s = q
+    s.arrival = arrival
+    s.tip = tip
+    return s
+
+
+@wp.kernel
+def aim_styles(
+    own: wp.array3d(dtype=F),
+    obj: wp.array3d(dtype=F),
+    aim_at: wp.array3d(dtype=F),
+    styles: wp.array2d(dtype=F),
+    constants: wp.array(dtype=F),
+    options: wp.array(dtype=wp.int32),
+    phi: wp.array2d(dtype=F),
+    speed: wp.array2d(dtype=F),
+):
+    """Table `tid`'s `k` pots, each aimed in every style: `candidates.aim`'s arithmetic in float64.
+
+    `own`, `obj` and `aim_at` (k, 2) are each pot's own ball start, object ball and pocket
+    aim point; `styles` (S, 2) each style's arrival speed and tip height. The outputs
+    (S * k) are style-major, as the menu lists its pots: the cue's aim (degrees in [0,
+    360)) and its speed by the style's power rule.
+    """
+    tid = wp.tid()
+    q = unpack(constants, options)
+    k = own.shape[1]
+    for style in range(styles.shape[0]):
+        s = styled(q, styles[style, 0], styles[style, 1])
+        for i in range(k):
+            at = wp.vec2d(own[tid, i, 0], own[tid, i, 1])
+            ball = wp.vec2d(obj[tid, i, 0], obj[tid, i, 1])
+            point = wp.vec2d(aim_at[tid, i, 0], aim_at[tid, i, 1])
+            to_target = unit(point - ball)
+            to_pocket = wp.length(point - ball)
+            line = corrected_line(at, ball, to_target, to_pocket, s)
+            ghost = ball - F(2.0) * s.R * line
+            heading = unit(ghost - at)
+            travel = wp.length(ghost - at)
+            angle = wp.atan2(heading[1], heading[0]) * DEGREES
+            if angle < F(0.0):
+                angle = angle + F(360.0)
+            phi[tid, style * k + i] = angle
+            speed[tid, style * k + i] = cue_speed(travel, to_pocket, cut_of(heading, line), s)
