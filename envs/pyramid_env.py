@@ -75,6 +75,7 @@ class PyramidEnv(render.TableRendering, gym.Env[Any, Any]):
 
     @spec.setter
     def spec(self, value: EnvSpec | None) -> None:
+        """What `gym.make` sets."""
         self._spec = value
 
     def set_opponent_policy(self, policy: opponents.ObservationPolicy) -> None:

@@ -54,6 +54,7 @@ def test_check_env_passes_in_assisted_mode_with_dict_observations(env_id: str) -
     assert env.action_masks().shape == (sum(act.ASSISTED_NVEC),)
 
 
+@pytest.mark.filterwarnings("ignore:.*not having a spec:UserWarning")  # the class itself: no other modes
 def test_check_env_passes_with_its_render_checks_on_a_machine_without_a_display(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -63,8 +64,11 @@ def test_check_env_passes_with_its_render_checks_on_a_machine_without_a_display(
     assert made.metadata["render_modes"] == ["rgb_array", "ansi"]
     check_env(made)  # renders every offered mode through env.spec.make
     check_env(PyramidEnv("classic", render_mode="rgb_array"))  # the class itself: no spec, its own mode
-    with pytest.raises(ValueError, match=r"render_mode='human' needs a display \(DISPLAY is not set\)"):
+    headless = r"render_mode='human' needs a display \(DISPLAY is not set\); use render_mode='rgb_array'"
+    with pytest.raises(ValueError, match=headless):
         PyramidEnv(render_mode="human")
+    with pytest.raises(ValueError, match=headless):  # not Gymnasium's pygame fallback: the class offers it
+        gym.make(VARIANT_IDS[0], render_mode="human")
     monkeypatch.setenv("DISPLAY", ":0")
     has_tk = importlib.util.find_spec("tkinter") is not None
     assert ("human" in PyramidEnv().metadata["render_modes"]) == has_tk
