@@ -1,6 +1,6 @@
 """Registers piramida's Gymnasium ids when Gymnasium is imported, with no import of piramida.
 
-Gymnasium 1.x dropped entry-point plugins, so `gymnasium.make("piramida/FreePyramid-v0")`
+Gymnasium 1.x dropped entry-point plugins, so `gymnasium.make("piramida/FreePyramid-v1")`
 would need `import piramida.envs` first. `piramida-gymnasium.pth` (installed beside the
 package) imports this module at interpreter start: it only puts a finder on `sys.meta_path`
 that waits for `gymnasium.envs.registration` and, once that module has run, registers the

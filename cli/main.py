@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from piramida.cli import bench, demo, evaluate, expert, play, referee, simulate, train
+from piramida.cli.version import __version__
 from piramida.physics import runtime
 
 # Each command's module holds its help, description, options and `run`; its work lives in a room below.
@@ -31,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="piramida",
         description="piramida: Russian pyramid billiards on a batched, event-driven Warp physics kernel.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in COMMANDS.items():
         command = commands.add_parser(name, help=module.HELP, description=module.DESCRIPTION)

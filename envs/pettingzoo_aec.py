@@ -15,12 +15,16 @@ points conceded (times `point_reward`), and +-`win_reward` when the frame ends; 
 zero-sum. Both agents are terminated at the end of the frame and truncated when the frame
 reaches `shot_limit` moves (both players' shots and decisions together).
 
-Infos (both agents): the standing (`score` by seat, `phase`, `winner`, `to_move`) and the
-referee's verdict of the last move (`shot`, `legal`, `fouls`, `points`, ...). In the
-assisted mode the info of the agent to move also holds `action_mask` in Gymnasium's
-MultiDiscrete form, a tuple of int8 arrays, one per component (`action_space(agent)
-.sample(mask)` takes it; concatenated, it is MaskablePPO's mask). It is kept out of the
-observation so that the observation spaces stay the Gymnasium envs'.
+Infos (both agents, the same keys at reset and after every move): the standing (`score`
+by seat, `phase`, `winner`, `to_move`) and the referee's verdict of the last move (`shot`,
+`legal`, `fouls`, `points`, ...; zeros at reset). In the assisted mode both infos also hold
+`action_mask`, as PettingZoo's classic envs give it: the legal choices for the agent to
+move, all zeros for the other one and once the frame is over. Its form is Gymnasium's for
+a MultiDiscrete space, a tuple of int8 arrays, one per component, so
+`action_space(agent).sample(mask)` takes it (concatenated, it is MaskablePPO's mask). With
+`mask_in_observation=True` each observation is also a classic env's `Dict`:
+`{"observation": the table, "action_mask": the same tuple}`; by default the mask stays
+out of the observation, so that the observation spaces are the Gymnasium envs'.
 
 The table is played as `core.PAD` identical tables, the batch the Gymnasium envs compile
 for, so the kernel is compiled once for both. Its state, keys and last shot are kept in
@@ -42,6 +46,7 @@ from pettingzoo import AECEnv
 from piramida.envs import actions as act
 from piramida.envs import core, render
 from piramida.envs import observation as encoding
+from piramida.envs.vector_env import reset_info
 from piramida.physics.runtime import in_float64_methods
 from piramida.rules import state as st
 from piramida.rules.game import Move, Outcome
@@ -65,35 +70,58 @@ class PyramidAEC(render.TableRendering, AECEnv[str, Any, Any]):
       noise: execution noise for both players: a magnitude or a level name (`physics.noise`).
       shot_limit: moves in the frame (both players) before both agents are truncated.
       point_reward, win_reward: see `core.Settings`.
-      render_mode: `rgb_array`, `ansi` or `human`.
+      render_mode: `rgb_array`, `ansi` or `human` (where Tk has a display, `render`).
+      mask_in_observation: the assisted mode's action mask in each observation too (a `Dict`
+        of `observation` and `action_mask`, PettingZoo's classic envs' form).
 
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012
         "render_modes": list(render.RENDER_MODES),
-        "name": "piramida_pyramid_v0",
+        "name": "piramida_pyramid_v1",
         "is_parallelizable": False,
         "render_fps": 2,
     }
 
-    def __init__(self, variant: str | int = "free", render_mode: str | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        variant: str | int = "free",
+        render_mode: str | None = None,
+        mask_in_observation: bool = False,
+        **options: Any,
+    ) -> None:
         """Build the spaces and the engine (compiled on the first reset)."""
         super().__init__()
         self.settings = core.settings_from(variant, **options)
         self.render_mode = render.check_render_mode(render_mode)
+        self.metadata = {**self.metadata, "render_modes": render.available_render_modes()}
+        if not isinstance(mask_in_observation, bool):
+            raise TypeError(f"mask_in_observation: expected True or False, got {mask_in_observation!r:.40}")
+        if mask_in_observation and self.settings.action_mode != "assisted":
+            raise ValueError("mask_in_observation: only the assisted action mode has choices to mask")
+        self.mask_in_observation = mask_in_observation
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         # One object per agent, returned by every call (PettingZoo seeds spaces through them).
-        self.observation_spaces = {a: encoding.observation_space(self.settings.observation) for a in AGENTS}
+        self.observation_spaces = {a: self._observation_space() for a in AGENTS}
         self.action_spaces = {a: act.action_space(self.settings.action_mode) for a in AGENTS}
         self.core = core.Core(1, self.settings, _no_opponent)
         self._rng: np.random.Generator | None = None
         self._views: Any = None  # the two agents' observations (rows 0 and 1 of the batch)
+        self._masks: dict[str, tuple[np.ndarray, ...]] = {}
         self._moves = 0
         self._viewer: render.Viewer | None = None
 
+    def _observation_space(self) -> gym.Space[Any]:
+        """`envs.observation`'s space, in a `Dict` with the action mask's with `mask_in_observation`."""
+        table = encoding.observation_space(self.settings.observation)
+        if not self.mask_in_observation:
+            return table
+        parts = [gym.spaces.Box(0, 1, (int(n),), np.int8) for n in act.ASSISTED_NVEC]
+        return gym.spaces.Dict({"observation": table, "action_mask": gym.spaces.Tuple(parts)})
+
     def observation_space(self, agent: str) -> gym.Space[Any]:
-        """The agent's observation space (`envs.observation`; the same object every call)."""
+        """The agent's observation space (`envs.observation`'s; the same object every call)."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> gym.Space[Any]:
@@ -123,7 +151,10 @@ class PyramidAEC(render.TableRendering, AECEnv[str, Any, Any]):
     def observe(self, agent: str) -> Any:
         """The table seen from `agent`'s seat."""
         seat = AGENTS.index(agent)
-        return jax.tree_util.tree_map(lambda x: x[seat].copy(), self._views)
+        table = jax.tree_util.tree_map(lambda x: x[seat].copy(), self._views)
+        if not self.mask_in_observation:
+            return table
+        return {"observation": table, "action_mask": tuple(part.copy() for part in self._masks[agent])}
 
     def step(self, action: Any) -> None:
         """The selected agent's move; rewards to both agents; the next agent is the player to move."""
@@ -168,11 +199,22 @@ class PyramidAEC(render.TableRendering, AECEnv[str, Any, Any]):
             states.replace(turn=seats), settings.shot_limit, settings.noise, settings.observation
         )
         self._views = jax.tree_util.tree_map(np.asarray, seen)
-        shared = {name: value[0] for name, value in self.core.info(outcome).items()}
+        info = reset_info(self.core) if outcome is None else self.core.info(outcome)
+        shared = {name: value[0] for name, value in info.items()}
         mover = AGENTS[int(shared["to_move"])]
         self.agent_selection = mover
         self.infos = {a: dict(shared) for a in self.agents}
-        if self.settings.action_mode == "assisted" and int(shared["phase"]) != st.OVER:
-            mask = self.core.action_masks()[0]
-            parts = np.split(mask, np.cumsum(act.ASSISTED_NVEC)[:-1])
-            self.infos[mover]["action_mask"] = tuple(part.astype(np.int8) for part in parts)
+        if self.settings.action_mode == "assisted":
+            self._masks = self._action_masks(mover, int(shared["phase"]) == st.OVER)
+            for agent in self.agents:
+                self.infos[agent]["action_mask"] = self._masks[agent]
+
+    def _action_masks(self, mover: str, over: bool) -> dict[str, tuple[np.ndarray, ...]]:
+        """Each agent's mask, one int8 array per MultiDiscrete component: the mover's legal choices."""
+        size = sum(act.ASSISTED_NVEC)
+        legal = np.zeros(size, bool) if over else self.core.action_masks()[0]
+        cuts = np.cumsum(act.ASSISTED_NVEC)[:-1]
+        return {
+            agent: tuple(np.split((legal if agent == mover else np.zeros(size, bool)).astype(np.int8), cuts))
+            for agent in AGENTS
+        }

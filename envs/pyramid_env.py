@@ -2,21 +2,26 @@
 
 One step is one move of the learner: a shot, or a decision when one is pending (the
 observation's `phase` says which); the opponent's replies are played before the step
-returns. `terminated` at the end of the frame, `truncated` at the shot limit. The info
-holds the referee's verdict of the learner's move (`legal`, `fouls`, `points`, ...).
+returns. `terminated` at the end of the frame, `truncated` at the shot limit (the env's
+own: `spec.max_episode_steps` says it, and no `TimeLimit` is added). The info holds the
+referee's verdict of the learner's move (`legal`, `fouls`, `points`, ...; zeros at reset)
+and the standing.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.envs.registration import EnvSpec
 
 from piramida.agents import Agent
 from piramida.envs import actions as act
 from piramida.envs import core, opponents, render
 from piramida.envs import observation as encoding
+from piramida.envs.vector_env import reset_info
 from piramida.physics.runtime import in_float64_methods
 
 
@@ -28,7 +33,8 @@ class PyramidEnv(render.TableRendering, gym.Env[Any, Any]):
       variant: `free`, `combined`, `dynamic` or `classic` (or 0-3).
       opponent: a bot name (`random`, `greedy`), `self`, a saved model's path, an Agent, or
         a callable from observations to actions.
-      render_mode: `rgb_array`, `ansi` or `human`.
+      render_mode: `rgb_array`, `ansi` or `human` (where Tk has a display: the instance's
+        `metadata["render_modes"]` lists the modes that work here).
       options: `action_mode` (`raw` Box or `assisted` MultiDiscrete), `observation` (`flat`
         or `dict`), `noise` (a magnitude or a level name, `physics.noise`), `shot_limit`,
         `point_reward`, `win_reward` (`core.Settings`).
@@ -36,6 +42,7 @@ class PyramidEnv(render.TableRendering, gym.Env[Any, Any]):
     """
 
     metadata: dict[str, Any] = {"render_modes": list(render.RENDER_MODES), "render_fps": 2}  # noqa: RUF012
+    _spec: EnvSpec | None = None
 
     def __init__(
         self,
@@ -47,11 +54,29 @@ class PyramidEnv(render.TableRendering, gym.Env[Any, Any]):
         """Build the spaces and the engine (compiled on the first reset)."""
         self.settings = core.settings_from(variant, **options)
         self.render_mode = render.check_render_mode(render_mode)
+        self.metadata = {**self.metadata, "render_modes": render.available_render_modes()}
         self.observation_space = encoding.observation_space(self.settings.observation)
         self.action_space = act.action_space(self.settings.action_mode)
         self.opponent = opponents.resolve(opponent, self.settings)
         self.core = core.Core(1, self.settings, self.opponent)
         self._viewer: render.Viewer | None = None
+
+    @property
+    def spec(self) -> EnvSpec | None:
+        """The spec `gym.make` set, with `max_episode_steps` the shot limit this env truncates at.
+
+        The ids are registered without a limit: `gym.make` would wrap a registered one in a
+        `TimeLimit` of that number whatever `shot_limit` the env was made with (cutting a
+        500-move frame at 200, or naming 200 for a 30-move one). The env truncates itself.
+        """
+        if self._spec is None:
+            return None
+        return dataclasses.replace(self._spec, max_episode_steps=self.settings.shot_limit)
+
+    @spec.setter
+    def spec(self, value: EnvSpec | None) -> None:
+        """What `gym.make` sets."""
+        self._spec = value
 
     def set_opponent_policy(self, policy: opponents.ObservationPolicy) -> None:
         """For `opponent="self"`: the policy (observations -> actions) the opponent plays with."""
@@ -72,7 +97,7 @@ class PyramidEnv(render.TableRendering, gym.Env[Any, Any]):
         core.check_reset_options(options)
         super().reset(seed=seed)
         self.core.reset(core.seeds_from(self.np_random, 1))
-        return self._obs(), _first(self.core.info(None))
+        return self._obs(), _first(reset_info(self.core))
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Play the learner's move and the opponent's replies."""

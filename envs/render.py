@@ -7,6 +7,7 @@ Used by the environments' `render()` (an RGB array, or a window) and by `piramid
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from dataclasses import dataclass
@@ -166,13 +167,25 @@ class Scene:
         return "\n".join(lines)
 
 
+def human_unavailable() -> str | None:
+    """Why `render_mode="human"` cannot open its Tk window here, or None where it can."""
+    if importlib.util.find_spec("tkinter") is None:
+        return "needs Tk (this Python has no tkinter)"
+    if sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
+        return "needs a display (DISPLAY is not set)"
+    return None
+
+
+def available_render_modes() -> list[str]:
+    """The render modes that work here: an env's `metadata["render_modes"]`, so `check_env` passes."""
+    return [mode for mode in RENDER_MODES if mode != "human" or human_unavailable() is None]
+
+
 class Viewer:
-    """A matplotlib window for `render_mode="human"` (needs a display)."""
+    """A matplotlib window for `render_mode="human"` (`check_render_mode` made sure it can open)."""
 
     def __init__(self) -> None:
-        """Open an interactive figure; a clear error where there is no display."""
-        if not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
-            raise RuntimeError("render_mode='human' needs a display; use render_mode='rgb_array'")
+        """Open an interactive figure."""
         plt.switch_backend("TkAgg")
         self.fig, self.ax = plt.subplots()
         self.ax.axis("off")
@@ -192,9 +205,12 @@ class Viewer:
 
 
 def check_render_mode(mode: str | None) -> str | None:
-    """The render mode, or a ValueError naming it."""
+    """The render mode, or a ValueError naming it (or naming what `human` lacks here)."""
     if mode is not None and mode not in RENDER_MODES:
         raise ValueError(f"render_mode: expected one of {list(RENDER_MODES)}, got {mode!r}")
+    problem = human_unavailable() if mode == "human" else None
+    if problem:
+        raise ValueError(f"render_mode='human' {problem}; use render_mode='rgb_array' and show the images")
     return mode
 
 

@@ -7,6 +7,13 @@ reset in the same step, its last observation is `infos[i]["terminal_observation"
 `infos[i]["TimeLimit.truncated"]` says it was cut by the shot limit (PPO bootstraps
 those). Seeds set with `seed()` apply at the next `reset()`.
 
+Finished episodes are reported as SB3's `Monitor` reports them: the info of the step that
+ends a frame holds `episode = {"r": return, "l": length, "t": seconds since the env was
+made}`, so SB3 fills `ep_info_buffer` and logs `rollout/ep_rew_mean` with no wrapper, and
+`env_is_wrapped(Monitor)` says so (SB3's `evaluate_policy` then counts those episodes). A
+`VecMonitor` around it still works: it warns that it overwrites those statistics, and
+replaces each `episode` with its own (the same numbers, counted once).
+
 The B tables share one engine, so attributes and methods are those of the vector env:
 `get_attr` gives each index the same value, and `set_attr` / `env_method` act on every
 table at once (they refuse a strict subset of indices), except `action_masks`, which is
@@ -15,10 +22,12 @@ per table (sb3-contrib's `get_action_masks` stacks `env_method("action_masks")`)
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
@@ -52,6 +61,10 @@ class SB3VecEnv(VecEnv):
         self._actions: np.ndarray | None = None
         venv = self.venv
         super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
+        # Each table's episode so far, for the `episode` infos (Monitor's "r" and "l").
+        self._returns = np.zeros(self.num_envs, np.float64)
+        self._lengths = np.zeros(self.num_envs, np.int64)
+        self._made = time.time()
 
     def reset(self) -> VecEnvObs:
         """New frames on every table, with the seeds from `seed()` if it was called."""
@@ -60,6 +73,8 @@ class SB3VecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = _rows(info, self.num_envs)
+        self._returns[:] = 0.0
+        self._lengths[:] = 0
         return _owned(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -76,13 +91,26 @@ class SB3VecEnv(VecEnv):
         final: Any = _owned(info.pop("final_obs")) if done.any() else None
         info.pop("_final_obs", None)
         infos = _rows(info, self.num_envs)
+        self._returns += reward
+        self._lengths += 1
         for i, row in enumerate(infos):
             row["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
             if done[i]:
                 row["terminal_observation"] = (
                     {name: value[i] for name, value in final.items()} if isinstance(final, dict) else final[i]
                 )
+                row["episode"] = self._episode(i)
         return _owned(obs), reward.astype(np.float32), done, infos
+
+    def _episode(self, i: int) -> dict[str, float | int]:
+        """Table `i`'s ended episode as Monitor gives it, in Python numbers (checkpoints keep them)."""
+        ended = {
+            "r": round(float(self._returns[i]), 6),
+            "l": int(self._lengths[i]),
+            "t": round(time.time() - self._made, 6),
+        }
+        self._returns[i], self._lengths[i] = 0.0, 0
+        return ended
 
     def close(self) -> None:
         """Close the vector env."""
@@ -137,8 +165,8 @@ class SB3VecEnv(VecEnv):
         return [result for _ in chosen]
 
     def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
-        """False: the tables are no Gymnasium envs, so nothing wraps them."""
-        return [False for _ in self._get_indices(indices)]
+        """True for `Monitor` only: the tables are no Gymnasium envs, but report episodes as it does."""
+        return [wrapper_class is Monitor for _ in self._get_indices(indices)]
 
 
 def _owned(obs: Any) -> Any:

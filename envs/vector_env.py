@@ -5,7 +5,7 @@ whose frame ended returns the first observation of its next frame, and the last
 observation of the ended one is in `infos["final_obs"]` (with the mask
 `infos["_final_obs"]`). The other infos are arrays over the tables: the referee's
 verdict of the learner's move (`legal`, `fouls`, `points`, `scored`, ...) and the
-standing (`score`, `phase`, `winner`).
+standing (`score`, `phase`, `winner`), with the same keys at reset (`reset_info`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,30 @@ from piramida.envs import core, opponents
 from piramida.envs import observation as encoding
 from piramida.physics.fields import read_int
 from piramida.physics.runtime import in_float64_methods
+from piramida.rules import ids
+
+# The verdict of the learner's move in the infos (`core.Core.info`): per table, shape and dtype.
+MOVE_INFO: dict[str, tuple[tuple[int, ...], type]] = {
+    "shot": ((), np.bool_),
+    "legal": ((), np.bool_),
+    "fouls": ((), np.int32),
+    "invalid": ((), np.int32),
+    "points": ((2,), np.int32),
+    "scored": ((ids.N_BALLS,), np.bool_),
+    "decision_invalid": ((), np.int32),
+}
+
+
+def reset_info(engine: core.Core) -> dict[str, np.ndarray]:
+    """The infos at reset: the standing, and the verdict keys all zero, as where no move was played.
+
+    So reset and step give the same keys (SB3's `reset_infos`, Gymnasium's info wrappers and
+    a user's logging read one set).
+    """
+    zeros: dict[str, np.ndarray] = {
+        name: np.zeros((engine.batch, *shape), dtype) for name, (shape, dtype) in MOVE_INFO.items()
+    }
+    return engine.info(None) | zeros
 
 
 @in_float64_methods
@@ -71,7 +95,7 @@ class PyramidVectorEnv(VectorEnv[Any, Any, Any]):
             super().reset(seed=seed)
             seeds = core.seeds_from(self.np_random, self.num_envs)
         self.core.reset(seeds)
-        return self.core.observe(), self.core.info(None)
+        return self.core.observe(), reset_info(self.core)
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Every table's move, the opponents' replies, and same-step resets of ended frames."""

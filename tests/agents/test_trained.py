@@ -117,7 +117,7 @@ def test_the_default_quick_level_plays_one_of_the_networks_best_slots() -> None:
 def test_the_gym_env_takes_trained_as_its_opponent() -> None:
     import gymnasium as gym
 
-    env = gym.make("piramida/FreePyramid-v0", opponent="trained:policy", noise="pro", action_mode="assisted")
+    env = gym.make("piramida/FreePyramid-v1", opponent="trained:policy", noise="pro", action_mode="assisted")
     env.reset(seed=0)
     mask = env.unwrapped.action_masks()
     slot = int(np.argmax(mask[: env.action_space.nvec[0]]))

@@ -6,6 +6,7 @@ shot limit are traced, so the whole file compiles `play` once per action mode.
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -18,8 +19,10 @@ from gymnasium.utils.env_checker import check_env
 import piramida.envs
 from piramida.agents import SearchAgent
 from piramida.envs import actions as act
+from piramida.envs import core
 from piramida.envs import observation as encoding
-from piramida.envs.vector_env import PyramidVectorEnv
+from piramida.envs.pyramid_env import PyramidEnv
+from piramida.envs.vector_env import MOVE_INFO, PyramidVectorEnv
 from piramida.physics.noise import LEVELS
 
 VARIANT_IDS = list(piramida.envs.ENV_IDS.values())
@@ -51,6 +54,86 @@ def test_check_env_passes_in_assisted_mode_with_dict_observations(env_id: str) -
     assert env.action_masks().shape == (sum(act.ASSISTED_NVEC),)
 
 
+@pytest.mark.filterwarnings("ignore:.*not having a spec:UserWarning")  # the class itself: no other modes
+def test_check_env_passes_with_its_render_checks_on_a_machine_without_a_display(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `human` was offered everywhere: check_env made an env per offered mode and failed headless.
+    monkeypatch.delenv("DISPLAY", raising=False)
+    made = gym.make(VARIANT_IDS[0]).unwrapped
+    assert made.metadata["render_modes"] == ["rgb_array", "ansi"]
+    check_env(made)  # renders every offered mode through env.spec.make
+    check_env(PyramidEnv("classic", render_mode="rgb_array"))  # the class itself: no spec, its own mode
+    headless = r"render_mode='human' needs a display \(DISPLAY is not set\); use render_mode='rgb_array'"
+    with pytest.raises(ValueError, match=headless):
+        PyramidEnv(render_mode="human")
+    with pytest.raises(ValueError, match=headless):  # not Gymnasium's pygame fallback: the class offers it
+        gym.make(VARIANT_IDS[0], render_mode="human")
+    monkeypatch.setenv("DISPLAY", ":0")
+    has_tk = importlib.util.find_spec("tkinter") is not None
+    assert ("human" in PyramidEnv().metadata["render_modes"]) == has_tk
+
+
+def test_the_old_v0_ids_are_refused_naming_the_v1_id() -> None:
+    for variant, env_id in piramida.envs.ENV_IDS.items():
+        assert env_id.endswith("-v1")
+        old = env_id.replace("-v1", "-v0")
+        refusal = rf"^Environment version v0 for `.*` is deprecated\. Please use `{env_id}` instead\.$"
+        out_of_date = pytest.warns(DeprecationWarning, match="upgrading to version `v1`")
+        with out_of_date, pytest.raises(gym.error.DeprecatedEnv, match=refusal):
+            gym.make(old)
+        with pytest.warns(DeprecationWarning), pytest.raises(gym.error.DeprecatedEnv, match=env_id):
+            gym.make_vec(old, num_envs=2, vectorization_mode="vector_entry_point")
+        assert gym.spec(env_id).kwargs == {"variant": variant}
+
+
+def test_the_spec_says_the_shot_limit_the_env_truncates_at_and_no_time_limit_is_added() -> None:
+    assert gym.spec(VARIANT_IDS[0]).max_episode_steps is None  # else gym.make adds a TimeLimit
+    default = gym.make(VARIANT_IDS[0])
+    assert default.spec is not None and default.spec.max_episode_steps == core.Settings().shot_limit
+    env = gym.make(VARIANT_IDS[0], shot_limit=3)
+    assert env.spec is not None and env.spec.max_episode_steps == 3
+    assert env.unwrapped.spec is not None and env.unwrapped.spec.max_episode_steps == 3
+    assert not any(isinstance(layer, gym.wrappers.TimeLimit) for layer in _layers(env))
+    env.reset(seed=0)
+    env.action_space.seed(0)
+    for move in range(1, 4):
+        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        if terminated:
+            break
+        assert truncated == (move == 3)
+
+
+def _layers(env: gym.Env) -> list[gym.Env]:
+    """The env and every wrapper around it, outermost first."""
+    layers = [env]
+    while isinstance(layers[-1], gym.Wrapper):
+        layers.append(layers[-1].env)
+    return layers
+
+
+def _same_fields(reset: dict, step: dict, leading: tuple[int, ...]) -> None:
+    """The two infos have the same keys, and each value the same shape and dtype."""
+    assert set(reset) == set(step)
+    for name, value in reset.items():
+        assert np.shape(value) == np.shape(step[name]), name
+        assert np.asarray(value).dtype == np.asarray(step[name]).dtype, name
+    for name, (shape, _) in MOVE_INFO.items():
+        assert np.shape(reset[name]) == (*leading, *shape) and not np.any(reset[name]), name
+
+
+def test_reset_and_step_infos_have_the_same_keys_in_the_single_and_the_vector_env() -> None:
+    env = gym.make(VARIANT_IDS[3]).unwrapped
+    _, at_reset = env.reset(seed=1)
+    _, _, _, _, at_step = env.step(env.action_space.sample())
+    _same_fields(at_reset, at_step, ())
+    envs = PyramidVectorEnv(3, variant="classic", shot_limit=5)
+    _, at_reset = envs.reset(seed=1)
+    _, _, _, _, at_step = envs.step(envs.action_space.sample())
+    ended = {"final_obs", "_final_obs"}  # only on a step where a table's frame ended (Gymnasium's)
+    _same_fields(at_reset, {k: v for k, v in at_step.items() if k not in ended}, (3,))
+
+
 def test_the_menu_observation_is_the_trained_bots_view_of_the_slots_the_actions_pick() -> None:
     """Per slot of the assisted actions' menu, the features a policy scores."""
     from piramida.agents.menu import shot_menu
@@ -58,7 +141,7 @@ def test_the_menu_observation_is_the_trained_bots_view_of_the_slots_the_actions_
     from piramida.rules import state as st
 
     env = gym.make(
-        "piramida/FreePyramid-v0", action_mode="assisted", observation="menu", noise="pro"
+        "piramida/FreePyramid-v1", action_mode="assisted", observation="menu", noise="pro"
     ).unwrapped
     obs, _ = env.reset(seed=4)
     for _ in range(6):
@@ -84,7 +167,7 @@ def jax_take_first(states: object) -> object:
 
 
 def test_the_same_seed_gives_the_same_game_and_another_seed_another() -> None:
-    env = gym.make("piramida/CombinedPyramid-v0", opponent="greedy", noise="pro")
+    env = gym.make("piramida/CombinedPyramid-v1", opponent="greedy", noise="pro")
     first, again = _play(env, 11, 6), _play(env, 11, 6)
     other = _play(env, 12, 6)
     assert len(first) == len(again)
@@ -94,14 +177,14 @@ def test_the_same_seed_gives_the_same_game_and_another_seed_another() -> None:
 
 
 def test_observations_stay_in_their_box_over_a_game() -> None:
-    env = gym.make("piramida/ClassicPyramid-v0", shot_limit=30)
+    env = gym.make("piramida/ClassicPyramid-v1", shot_limit=30)
     for obs in _play(env, 5, 30):
         assert obs.shape == (encoding.FLAT_SIZE,)
         assert env.observation_space.contains(obs)
 
 
 def test_assisted_masks_allow_only_decoded_legal_choices() -> None:
-    env = gym.make("piramida/FreePyramid-v0", action_mode="assisted", opponent="random").unwrapped
+    env = gym.make("piramida/FreePyramid-v1", action_mode="assisted", opponent="random").unwrapped
     env.reset(seed=2)
     for _ in range(8):
         mask = env.action_masks()
@@ -118,7 +201,7 @@ def test_assisted_masks_allow_only_decoded_legal_choices() -> None:
 
 def test_vector_env_steps_every_table_and_resets_ended_frames_in_the_same_step() -> None:
     envs = gym.make_vec(
-        "piramida/DynamicPyramid-v0", num_envs=6, vectorization_mode="vector_entry_point", shot_limit=2
+        "piramida/DynamicPyramid-v1", num_envs=6, vectorization_mode="vector_entry_point", shot_limit=2
     )
     assert isinstance(envs.unwrapped, PyramidVectorEnv)
     obs, info = envs.reset(seed=4)
@@ -141,7 +224,7 @@ def test_vector_env_steps_every_table_and_resets_ended_frames_in_the_same_step()
 
 
 def test_reward_is_the_score_difference_and_the_win_reward() -> None:
-    env = gym.make("piramida/FreePyramid-v0", opponent="greedy", win_reward=5.0).unwrapped
+    env = gym.make("piramida/FreePyramid-v1", opponent="greedy", win_reward=5.0).unwrapped
     env.reset(seed=9)
     total = 0.0
     for _ in range(200):
@@ -157,13 +240,13 @@ def test_reward_is_the_score_difference_and_the_win_reward() -> None:
 
 
 def test_rgb_and_ansi_rendering_show_the_table() -> None:
-    env = gym.make("piramida/ClassicPyramid-v0", render_mode="rgb_array")
+    env = gym.make("piramida/ClassicPyramid-v1", render_mode="rgb_array")
     env.reset(seed=1)
     env.step(env.action_space.sample())
     image = env.render()
     assert image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8
     assert image.std() > 10  # a picture, not a blank canvas
-    text = gym.make("piramida/ClassicPyramid-v0", render_mode="ansi")
+    text = gym.make("piramida/ClassicPyramid-v1", render_mode="ansi")
     text.reset(seed=1)
     assert "classic" in text.render() and "ball  0 (coloured)" in text.render()
 
@@ -184,11 +267,11 @@ def test_rgb_and_ansi_rendering_show_the_table() -> None:
 )
 def test_bad_settings_get_an_error_naming_the_field(kwargs: dict, field: str) -> None:
     with pytest.raises(ValueError, match=field):
-        gym.make("piramida/FreePyramid-v0", **{"variant": "free", **kwargs})
+        gym.make("piramida/FreePyramid-v1", **{"variant": "free", **kwargs})
 
 
 def test_an_action_outside_the_space_is_refused() -> None:
-    env = gym.make("piramida/FreePyramid-v0").unwrapped
+    env = gym.make("piramida/FreePyramid-v1").unwrapped
     env.reset(seed=0)
     with pytest.raises(ValueError, match="outside the action space"):
         env.step(np.full(act.RAW_SIZE, 3.0, np.float32))
@@ -212,7 +295,7 @@ def test_a_vector_env_names_the_table_whose_action_is_nan_and_a_wrong_shape_as_s
 def test_reset_refuses_options_rather_than_ignoring_them() -> None:
     # `reset(options={"variant": "classic"})` reset a Free frame, saying nothing. (The PettingZoo
     # env takes any: PettingZoo's own API test resets it with options of its own.)
-    for env in (gym.make("piramida/FreePyramid-v0").unwrapped, PyramidVectorEnv(2)):
+    for env in (gym.make("piramida/FreePyramid-v1").unwrapped, PyramidVectorEnv(2)):
         with pytest.raises(
             ValueError, match=r"^reset: unknown option\(s\) \['variant'\]; this env takes none"
         ):
@@ -221,7 +304,7 @@ def test_reset_refuses_options_rather_than_ignoring_them() -> None:
 
 
 def test_self_play_needs_a_policy_and_then_plays_both_sides() -> None:
-    env = gym.make("piramida/FreePyramid-v0", opponent="self").unwrapped
+    env = gym.make("piramida/FreePyramid-v1", opponent="self").unwrapped
     calls: list[int] = []
 
     def policy(observations: np.ndarray) -> np.ndarray:
@@ -245,7 +328,7 @@ def test_installed_hook_registers_the_ids_when_gymnasium_is_imported_with_no_pir
     assert Path("piramida-gymnasium.pth").read_text().strip() == "import piramida_gymnasium_hook"
     code = (
         "import sys, piramida_gymnasium_hook, gymnasium as gym\n"
-        "spec = gym.spec('piramida/DynamicPyramid-v0')\n"
+        "spec = gym.spec('piramida/DynamicPyramid-v1')\n"
         "assert 'jax' not in sys.modules  # registered lazily: nothing heavy imported\n"
         "print(spec.entry_point, spec.vector_entry_point, spec.kwargs)\n"
     )
@@ -256,7 +339,7 @@ def test_installed_hook_registers_the_ids_when_gymnasium_is_imported_with_no_pir
 @pytest.mark.slow
 @pytest.mark.xdist_group("search-bot")  # tests/agents/test_agents.py, SEARCH_GROUP
 def test_the_search_bot_plays_as_an_opponent_planning_for_the_env_noise() -> None:
-    env = gym.make("piramida/FreePyramid-v0", opponent="search", noise="pro").unwrapped
+    env = gym.make("piramida/FreePyramid-v1", opponent="search", noise="pro").unwrapped
     bot = env.core.opponent.__self__
     assert isinstance(bot, SearchAgent) and bot.magnitude == LEVELS["pro"]
     env.reset(seed=3)

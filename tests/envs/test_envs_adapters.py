@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import pytest
 from pettingzoo.test import api_test
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 from stable_baselines3 import PPO
+from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import VecMonitor
 
@@ -102,7 +104,8 @@ def test_sb3_vec_env_attributes_methods_and_self_play() -> None:
     vec = SB3VecEnv(2, opponent="self", shot_limit=2)
     assert vec.get_attr("action_space") == [vec.action_space] * 2
     assert vec.get_attr("settings", indices=1) == [vec.venv.settings]
-    assert vec.env_is_wrapped(Monitor) == [False, False]
+    assert vec.env_is_wrapped(Monitor) == [True, True]  # it reports episodes as Monitor does
+    assert vec.env_is_wrapped(gym.wrappers.TimeLimit) == [False, False]
     assert not is_masking_supported(vec)  # the raw mode has no masks
     with pytest.raises(ValueError, match="share one engine"):
         vec.set_attr("anything", 1, indices=[0])
@@ -138,12 +141,48 @@ def test_maskable_ppo_gets_masks_in_assisted_mode_and_learns() -> None:
     assert model.num_timesteps == 16
 
 
-def test_ppo_learns_for_two_updates_on_the_vec_env() -> None:
-    vec = VecMonitor(SB3VecEnv(2, shot_limit=4))
+class EpisodeSums(BaseCallback):
+    """Each ended episode's (return, length), summed here from the rewards the algorithm saw."""
+
+    def _on_training_start(self) -> None:
+        self.running = np.zeros(self.training_env.num_envs)
+        self.lengths = np.zeros(self.training_env.num_envs, int)
+        self.ended: list[tuple[float, int]] = []
+
+    def _on_step(self) -> bool:
+        self.running += self.locals["rewards"]
+        self.lengths += 1
+        for i in np.flatnonzero(self.locals["dones"]):
+            self.ended.append((float(self.running[i]), int(self.lengths[i])))
+            self.running[i], self.lengths[i] = 0.0, 0
+        return True
+
+
+def _logged(model: Any) -> list[tuple[float, int]]:
+    """What SB3 keeps for `rollout/ep_rew_mean` and `ep_len_mean`."""
+    return [(episode["r"], episode["l"]) for episode in model.ep_info_buffer]
+
+
+def test_maskable_ppo_logs_every_finished_episode_with_no_monitor() -> None:
+    # With no Monitor, SB3's ep_info_buffer stayed empty: no rollout/ep_rew_mean in the logs.
+    vec = SB3VecEnv(2, action_mode="assisted", opponent="random", shot_limit=3)
+    model = MaskablePPO("MlpPolicy", vec, n_steps=50, batch_size=50, n_epochs=1, device="cpu", seed=0)
+    sums = EpisodeSums()
+    model.learn(total_timesteps=200, callback=sums)
+    assert len(sums.ended) >= 60  # 100 moves a table, at most 3 an episode
+    assert _logged(model) == pytest.approx(sums.ended[-len(model.ep_info_buffer) :])
+    assert any(r != 0 for r, _ in _logged(model))  # points were scored: the sums are tested
+    assert all(type(e["r"]) is float and type(e["l"]) is int for e in model.ep_info_buffer)
+
+
+def test_vec_monitor_still_wraps_it_and_counts_each_episode_once() -> None:
+    with pytest.warns(UserWarning, match="already wrapped with a `Monitor`"):
+        vec = VecMonitor(SB3VecEnv(2, shot_limit=4))
     model = PPO("MlpPolicy", vec, n_steps=8, batch_size=8, n_epochs=1, device="cpu", seed=0)
-    model.learn(total_timesteps=32)
+    sums = EpisodeSums()
+    model.learn(total_timesteps=32, callback=sums)
     assert model.num_timesteps == 32
-    assert len(model.ep_info_buffer) >= 2  # VecMonitor saw the truncated episodes end
+    assert len(sums.ended) >= 6 and _logged(model) == pytest.approx(sums.ended)
 
 
 @pytest.mark.parametrize("variant", ids.VARIANT_NAMES)
@@ -160,8 +199,29 @@ def test_pettingzoo_api_test_passes_in_assisted_mode_with_dict_observations() ->
     env.reset(seed=1)
     mask = env.infos[env.agent_selection]["action_mask"]
     assert [len(part) for part in mask] == list(act.ASSISTED_NVEC)
+    assert all(part.dtype == np.int8 for part in mask)
+    np.testing.assert_array_equal(np.concatenate(mask), env.core.action_masks()[0])
+    # As in PettingZoo's classic envs, the agent not to move has a mask too: all zeros.
     other = AGENTS[1 - AGENTS.index(env.agent_selection)]
-    assert "action_mask" not in env.infos[other]
+    assert not np.concatenate(env.infos[other]["action_mask"]).any()
+
+
+@pytest.mark.filterwarnings("ignore:Action mask is not a NumPy array:UserWarning")  # a tuple: MultiDiscrete's
+@pytest.mark.filterwarnings("ignore:.*probably should be gymnasium.spaces:UserWarning")
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array:UserWarning")
+def test_pettingzoo_offers_the_mask_in_a_classic_dict_observation() -> None:
+    env = pettingzoo_env("free", action_mode="assisted", shot_limit=6, mask_in_observation=True)
+    api_test(env, num_cycles=5)
+    env.reset(seed=2)
+    for agent in AGENTS:
+        seen = env.observe(agent)
+        assert set(seen) == {"observation", "action_mask"}
+        assert env.observation_space(agent).contains(seen)
+        assert seen["observation"].shape == (encoding.FLAT_SIZE,)
+        in_info = env.infos[agent]["action_mask"]
+        np.testing.assert_array_equal(np.concatenate(seen["action_mask"]), np.concatenate(in_info))
+    with pytest.raises(ValueError, match="only the assisted action mode"):
+        pettingzoo_env("free", mask_in_observation=True)
 
 
 def _game(env: PyramidAEC, seed: int, moves: int) -> list[Any]:
@@ -202,11 +262,13 @@ def test_pettingzoo_agents_see_their_own_side_and_share_zero_sum_rewards() -> No
     np.testing.assert_array_equal(env.observe(mover), np.asarray(gym_view)[0])
     assert "player" in env.render()
 
+    at_reset = set(env.infos[AGENTS[0]])
     for _ in range(4):
         agent = env.agent_selection
         if env.terminations[agent]:
             break
         env.step(env.action_space(agent).sample())
+        assert set(env.infos[AGENTS[0]]) == set(env.infos[AGENTS[1]]) == at_reset
         assert env.rewards[AGENTS[0]] == -env.rewards[AGENTS[1]]
         assert {"legal", "fouls", "points", "score", "to_move"} <= set(env.infos[AGENTS[0]])
         assert env.agent_selection == AGENTS[int(env.infos[AGENTS[0]]["to_move"])]

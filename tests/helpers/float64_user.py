@@ -41,7 +41,7 @@ def main() -> None:
         ph.runtime.use_float64()
     out: dict[str, Any] = {}
 
-    env = gym.make("piramida/FreePyramid-v0", opponent="greedy")
+    env = gym.make("piramida/FreePyramid-v1", opponent="greedy")
     obs, _ = env.reset(seed=3)
     rewards = []
     for k in range(3):
@@ -50,7 +50,7 @@ def main() -> None:
         rewards.append(reward)
     out["gym"] = digest(obs, np.asarray(rewards, np.float64))
 
-    vector = gym.make_vec("piramida/FreePyramid-v0", num_envs=TABLES, vectorization_mode="vector_entry_point")
+    vector = gym.make_vec("piramida/FreePyramid-v1", num_envs=TABLES, vectorization_mode="vector_entry_point")
     obs, _ = vector.reset(seed=1)
     obs, reward, *_ = vector.step(np.full((TABLES, 11), 0.3, np.float32))
     out["vector"] = digest(obs, reward)
