@@ -288,21 +288,23 @@ def styled_pots(
 ) -> tuple[Any, Any]:
     """Each kept pot aimed in every `pot_styles` style, with the throw correction: (phi, speed) (B, S x k).
 
-    `pot_kernel.aim_styles` (a thread a table) runs `candidates.aim`'s arithmetic for each
-    style's power rule; style-major, as `_pots` lists them.
+    The first style is the power rule's own, whose aims `candidates` already holds; the
+    others come from `pot_kernel.aim_styles` (a thread a table: `candidates.aim`'s
+    arithmetic for each style's power rule). Style-major, as `_pots` lists them.
     """
     rows = jnp.arange(best.target.shape[0])[:, None]
     constants, options = planning_constants(dims, rule, table, params, models)
-    styles = len(pot_styles(rule))
-    return STYLE_KERNEL(
+    others = (len(pot_styles(rule)) - 1) * best.target.shape[1]
+    phi, speed = STYLE_KERNEL(
         jnp.asarray(best.place, jnp.float64),
         jnp.asarray(states.positions[rows, best.target], jnp.float64),
         jnp.asarray(pocket_mouths(table)[2][best.pocket], jnp.float64),
-        jnp.asarray(pot_styles(rule), jnp.float64),
+        jnp.asarray(pot_styles(rule)[1:], jnp.float64),
         constants,
         options,
-        shapes={"phi": (styles * best.target.shape[1],), "speed": (styles * best.target.shape[1],)},
+        shapes={"phi": (others,), "speed": (others,)},
     )
+    return jnp.concatenate([best.phi, phi], axis=1), jnp.concatenate([best.speed, speed], axis=1)
 
 
 def _pots(g: Geometry, best: Candidates, styled: tuple[Any, Any], rule: PowerRule) -> Family:

@@ -200,20 +200,38 @@ def score_double(start: wp.vec2d, line: Line, g: Geometry, bar: F) -> F:
 
 
 @wp.func
+def kick_pot(
+    obj: wp.vec2d, pocket: int, mouths: wp.array2d(dtype=F), noses: wp.array3d(dtype=F),
+    nose_radius: wp.array(dtype=F), g: Geometry,
+) -> Line:  # fmt: skip
+    """A kick's object side before its cushion: the direct pot's ghost ball (the same for every cushion)."""
+    aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
+    line = Line()
+    line.n = unit(aim_at - obj)
+    line.length = wp.length(aim_at - obj)
+    line.ghost = obj - F(2.0) * g.R * line.n
+    line.ok = pocket_room(line.n, pocket, noses, nose_radius, g.reach) > F(0.0)
+    return line
+
+
+@wp.func
+def off_rail(
+    pot: Line, rail: int, rail_axis: wp.array(dtype=wp.int32), rail_coord: wp.array(dtype=F)
+) -> Line:
+    """The kick `pot` off cushion `rail`: its ghost ball mirrored in the cushion line."""
+    line = pot
+    line.image = mirrored(pot.ghost, rail_axis[rail], rail_coord[rail])
+    return line
+
+
+@wp.func
 def kick_line(
     obj: wp.vec2d, pocket: int, rail: int, mouths: wp.array2d(dtype=F), noses: wp.array3d(dtype=F),
     nose_radius: wp.array(dtype=F), rail_axis: wp.array(dtype=wp.int32), rail_coord: wp.array(dtype=F),
     g: Geometry,
 ) -> Line:  # fmt: skip
     """A kick's object side: a direct pot's ghost ball, mirrored in cushion `rail`."""
-    aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
-    line = Line()
-    line.n = unit(aim_at - obj)
-    line.length = wp.length(aim_at - obj)
-    line.ghost = obj - F(2.0) * g.R * line.n
-    line.image = mirrored(line.ghost, rail_axis[rail], rail_coord[rail])
-    line.ok = pocket_room(line.n, pocket, noses, nose_radius, g.reach) > F(0.0)
-    return line
+    return off_rail(kick_pot(obj, pocket, mouths, noses, nose_radius, g), rail, rail_axis, rail_coord)
 
 
 @wp.func
@@ -354,12 +372,13 @@ def plan_menu(
                 for pocket in range(POCKETS):
                     aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
                     object_path = wp.int32(-1)
+                    pot = kick_pot(obj, pocket, mouths, noses, nose_radius, g)
+                    if not pot.ok:
+                        continue
                     for rail in range(RAILS):
-                        line = kick_line(
-                            obj, pocket, rail, mouths, noses, nose_radius, rail_axis, rail_coord, g
-                        )
+                        line = off_rail(pot, rail, rail_axis, rail_coord)
                         for own in range(n):
-                            if line.ok and plays(owners, own):
+                            if plays(owners, own):
                                 bar = threshold(kick_score, tid, kicks)
                                 start = own_start(own_xy, tid, own)
                                 score = score_kick(start, line, rail, mouths, rail_axis, rail_coord, g, bar)
