@@ -45,6 +45,7 @@ from piramida.envs.core import padded
 from piramida.envs.vector_env import PyramidVectorEnv
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
+from piramida.physics.provenance import stamped
 from piramida.physics.workloads import time_kernel
 from piramida.rules import state as st
 from piramida.rules.game import CAPACITY, prepare
@@ -172,7 +173,7 @@ def main() -> None:
                 out.add_row(stage, f"{1e3 * seconds:.1f}")
             console.print(out)
         if args.json:
-            write_atomic(args.json, json.dumps({"machine": platform.node(), "stages": found}, indent=1))
+            write_atomic(args.json, json.dumps(stamped({"stages": found}), indent=1))
         return
     rows = []
     for tables in sizes:
@@ -206,7 +207,7 @@ def main() -> None:
     console.print(out)
     if args.json:
         report = {"machine": platform.node(), "cpus": os.cpu_count(), "rows": rows}
-        write_atomic(args.json, json.dumps(report, indent=1))
+        write_atomic(args.json, json.dumps(stamped(report), indent=1))
 
 
 if __name__ == "__main__":

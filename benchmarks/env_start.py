@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from piramida.physics.files import write_atomic
+from piramida.physics.provenance import stamped
 
 
 def timings(tables: int) -> dict[str, float]:
@@ -85,7 +86,7 @@ def main() -> None:
             "command": f"python benchmarks/env_start.py --tables {args.tables}",
             "rows": rows,
         }
-        write_atomic(args.json, json.dumps(report, indent=1))
+        write_atomic(args.json, json.dumps(stamped(report), indent=1))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from typing import Any
 
 from piramida.agents.ladder import BY_NAME, LEVELS
 from piramida.physics.files import write_atomic
+from piramida.physics.provenance import stamped
 
 PIRAMIDA = [sys.executable, "-m", "piramida.cli.main"]  # this interpreter's piramida, on PATH or not
 
@@ -94,7 +95,7 @@ def main() -> None:
     }
     print(json.dumps(result, indent=1))
     if args.json:
-        write_atomic(Path(args.json), json.dumps(result, indent=1) + "\n")
+        write_atomic(Path(args.json), json.dumps(stamped(result), indent=1) + "\n")
 
 
 if __name__ == "__main__":

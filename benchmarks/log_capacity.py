@@ -39,6 +39,7 @@ import piramida.physics as ph
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
 from piramida.physics.layouts import break_positions
+from piramida.physics.provenance import stamped
 from piramida.physics.workloads import break_shots, random_shots
 
 runtime.use_float64()  # a piramida program: the games compute in float64 throughout
@@ -153,7 +154,7 @@ def main(argv: list[str] | None = None) -> None:
             "machine": f"{platform.machine()}, {jax.devices()[0].platform}, JAX {jax.__version__}",
             "rows": rows,
         }
-        write_atomic(args.json, json.dumps(report, indent=2) + "\n")
+        write_atomic(args.json, json.dumps(stamped(report), indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from piramida.envs import core
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
 from piramida.physics.params import PYRAMID_PARAMS, Models
+from piramida.physics.provenance import stamped
 from piramida.physics.table import preset
 from piramida.physics.workloads import time_kernel
 from piramida.rules import state as st
@@ -127,7 +128,7 @@ def main() -> None:
     )
     print(json.dumps(figures, indent=2))
     if args.json:
-        write_atomic(args.json, json.dumps(figures, indent=2))
+        write_atomic(args.json, json.dumps(stamped(figures), indent=2))
 
 
 if __name__ == "__main__":

@@ -48,6 +48,7 @@ from piramida.evaluation.report import machine, match_progress, pct, setting_tas
 from piramida.evaluation.settings import parse_noise, parse_variants
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
+from piramida.physics.provenance import stamped
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.game import play
@@ -224,7 +225,7 @@ def main(argv: list[str] | None = None) -> None:
         report["levels"].append(row)
         console.print(line)
         if args.json:
-            write_atomic(args.json, json.dumps(report, indent=2, allow_nan=True) + "\n")
+            write_atomic(args.json, json.dumps(stamped(report), indent=2, allow_nan=True) + "\n")
         if args.plot:
             plot(report, args.plot)
     console.print(summary_table(report))

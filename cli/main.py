@@ -9,7 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from piramida.cli import bench, demo, evaluate, expert, play, referee, simulate, train
+from piramida.cli import bench, demo, evaluate, expert, play, protocol, referee, simulate, train
 from piramida.cli.version import __version__
 from piramida.physics import runtime
 
@@ -23,6 +23,7 @@ COMMANDS = {
     "play": play,
     "train": train,
     "expert": expert,
+    "protocol": protocol,
 }
 
 

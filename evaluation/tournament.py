@@ -40,6 +40,8 @@ class Plan:
       stuck: refused shots in a row before a table is set aside (0: never).
       seed: the seed of every meeting (module docstring).
       replays: frames to keep as match records, spread over the meetings.
+      focus: play only this agent's meetings (a protocol's policy against its judges);
+        None: every pair.
 
     """
 
@@ -51,13 +53,15 @@ class Plan:
     stuck: int = 10
     seed: int = 0
     replays: int = 0
+    focus: str | None = None
 
     def meetings(self) -> list[tuple[int, tuple[str, str]]]:
-        """(variant, (first, second)) for every variant and pair, in playing order."""
+        """(variant, (first, second)) for every variant and pair (`focus`'s pairs only), in playing order."""
         out = []
         for k, variant in enumerate(self.variants):
             for a, b in itertools.combinations(self.agents, 2):
-                out.append((variant, (a, b) if k % 2 == 0 else (b, a)))
+                if self.focus is None or self.focus in (a, b):
+                    out.append((variant, (a, b) if k % 2 == 0 else (b, a)))
         return out
 
     def replay_tables(self) -> list[list[int]]:

@@ -67,6 +67,9 @@ def test_menu_speed_times_the_menu_against_the_kernel(
     figures = json.loads(out.read_text())
     assert figures["positions"] > 0 and figures["identical candidate lists"] <= figures["positions"]
     assert figures["shot menu per table, in kernel shots"] > 0
+    # where it was measured: the machine, the commit (this checkout), the command, the date
+    assert figures["command"].endswith(f"menu_speed.py {' '.join(tiny)} --json {out}")
+    assert figures["commit"] and "CPUs" in figures["machine"] and figures["date"].startswith("20")
 
 
 @pytest.mark.xdist_group("alone")  # a fresh two-device process: never beside the timed browser test
