@@ -10,23 +10,21 @@ and the standing.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.envs.registration import EnvSpec
 
 from piramida.agents import Agent
 from piramida.envs import actions as act
 from piramida.envs import core, opponents, render
 from piramida.envs import observation as encoding
-from piramida.envs.vector_env import reset_info
+from piramida.envs.vector_env import ShotLimitSpec, reset_info
 from piramida.physics.runtime import in_float64_methods
 
 
 @in_float64_methods
-class PyramidEnv(render.TableRendering, gym.Env[Any, Any]):
+class PyramidEnv(ShotLimitSpec, render.TableRendering, gym.Env[Any, Any]):
     """One pyramid frame per episode (see the module docstring).
 
     Args:
@@ -42,7 +40,6 @@ class PyramidEnv(render.TableRendering, gym.Env[Any, Any]):
     """
 
     metadata: dict[str, Any] = {"render_modes": list(render.RENDER_MODES), "render_fps": 2}  # noqa: RUF012
-    _spec: EnvSpec | None = None
 
     def __init__(
         self,
@@ -60,23 +57,6 @@ class PyramidEnv(render.TableRendering, gym.Env[Any, Any]):
         self.opponent = opponents.resolve(opponent, self.settings)
         self.core = core.Core(1, self.settings, self.opponent)
         self._viewer: render.Viewer | None = None
-
-    @property
-    def spec(self) -> EnvSpec | None:
-        """The spec `gym.make` set, with `max_episode_steps` the shot limit this env truncates at.
-
-        The ids are registered without a limit: `gym.make` would wrap a registered one in a
-        `TimeLimit` of that number whatever `shot_limit` the env was made with (cutting a
-        500-move frame at 200, or naming 200 for a 30-move one). The env truncates itself.
-        """
-        if self._spec is None:
-            return None
-        return dataclasses.replace(self._spec, max_episode_steps=self.settings.shot_limit)
-
-    @spec.setter
-    def spec(self, value: EnvSpec | None) -> None:
-        """What `gym.make` sets."""
-        self._spec = value
 
     def set_opponent_policy(self, policy: opponents.ObservationPolicy) -> None:
         """For `opponent="self"`: the policy (observations -> actions) the opponent plays with."""

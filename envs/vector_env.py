@@ -10,9 +10,11 @@ standing (`score`, `phase`, `winner`), with the same keys at reset (`reset_info`
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
+from gymnasium.envs.registration import EnvSpec
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
@@ -49,7 +51,31 @@ def reset_info(engine: core.Core) -> dict[str, np.ndarray]:
 
 
 @in_float64_methods
-class PyramidVectorEnv(VectorEnv[Any, Any, Any]):
+class ShotLimitSpec:
+    """The env's spec as `gym.make` or `gym.make_vec` set it, with `max_episode_steps` its shot limit.
+
+    The ids are registered without a limit: `gym.make` would wrap a registered one in a
+    `TimeLimit` of that number whatever `shot_limit` the env was made with (cutting a
+    500-move frame at 200, or naming 200 for a 30-move one). The env truncates itself.
+    """
+
+    settings: core.Settings
+    _spec: EnvSpec | None = None
+
+    @property
+    def spec(self) -> EnvSpec | None:
+        """The spec set, with `max_episode_steps` the shot limit the env truncates at (None if unset)."""
+        if self._spec is None:
+            return None
+        return dataclasses.replace(self._spec, max_episode_steps=self.settings.shot_limit)
+
+    @spec.setter
+    def spec(self, value: EnvSpec | None) -> None:
+        """What `gym.make` and `gym.make_vec` set."""
+        self._spec = value
+
+
+class PyramidVectorEnv(ShotLimitSpec, VectorEnv[Any, Any, Any]):
     """B frames of one variant (see `PyramidEnv` for the arguments), one jitted step for all."""
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012

@@ -95,6 +95,9 @@ def test_the_spec_says_the_shot_limit_the_env_truncates_at_and_no_time_limit_is_
     assert env.spec is not None and env.spec.max_episode_steps == 3
     assert env.unwrapped.spec is not None and env.unwrapped.spec.max_episode_steps == 3
     assert not any(isinstance(layer, gym.wrappers.TimeLimit) for layer in _layers(env))
+    vector = gym.make_vec(VARIANT_IDS[0], num_envs=2, vectorization_mode="vector_entry_point", shot_limit=5)
+    assert vector.spec is not None and vector.spec.max_episode_steps == 5
+    assert vector.spec.id == VARIANT_IDS[0]
     env.reset(seed=0)
     env.action_space.seed(0)
     for move in range(1, 4):
