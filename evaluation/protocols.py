@@ -23,7 +23,8 @@ from piramida.physics import jsontext, noise
 from piramida.physics.files import write_atomic
 from piramida.physics.provenance import stamped
 from piramida.rules import ids
-from piramida.training import ConfigError, TrainConfig, config, read_meta, train
+from piramida.training import ConfigError, TrainConfig, checkpoint, config, read_meta, train
+from piramida.training.config import IDENTITY
 from piramida.training.runs import latest_checkpoint
 
 FORMAT = "piramida-protocol-results"
@@ -78,11 +79,13 @@ def trained(run: TrainConfig, out: Path, progress: bool) -> tuple[Path, float | 
     """The entry's final checkpoint after its budget, and this session's training seconds.
 
     A finished run is not trained again (None seconds); an interrupted one resumes from
-    its latest checkpoint, ending with the uninterrupted run's parameters.
+    its latest checkpoint, ending with the uninterrupted run's parameters. CheckpointError
+    where `out` holds another run's.
     """
     final = out / "final.zip"
     meta = read_meta(final) if final.is_file() else None
     if meta is not None and meta.get("steps", 0) >= run.steps:
+        checkpoint.check_fits(final, meta, run, IDENTITY)
         return final, None
     resume = latest_checkpoint(out) if (out / "checkpoints").is_dir() else None
     result = train(run, out, resume, progress=progress)

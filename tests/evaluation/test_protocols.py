@@ -14,7 +14,7 @@ from helpers.training_runs import tiny_jax_ppo
 from piramida.cli.main import main
 from piramida.evaluation import protocols
 from piramida.physics import jsontext
-from piramida.training import ConfigError, config
+from piramida.training import CheckpointError, ConfigError, config
 
 pytestmark = pytest.mark.slow
 
@@ -47,6 +47,8 @@ def test_a_run_trains_the_budget_plays_only_the_policys_meetings_and_is_recorded
 
     again = protocols.run(TINY, entry(tmp_path), "tiny-entry", out, "a command", progress=False)
     assert again["train_s"] is None and again["moves"] == 32  # a finished entry is not trained again
+    with pytest.raises(CheckpointError, match="checkpoint of another run"):  # not judged as this one
+        protocols.run(TINY, entry(tmp_path, "seed = 7"), "tiny-entry", out, "a command", progress=False)
 
     results = tmp_path / "protocols.json"
     protocols.record(results, result)
