@@ -197,8 +197,9 @@ def placements(
     this project's CPU). Where the preferred point is legal it is the place (the policy's
     first candidate, at distance 0), so only the tables whose preferred point is not legal
     are searched: a break's house is empty, and most balls in hand go where they are
-    asked. Up to a sixteenth of the batch (at least one table) is gathered and searched;
-    where more tables need it, all are searched. The places are the same either way.
+    asked. None searched where no table needs it; up to a sixteenth of the batch (at least
+    one table) gathered and searched; where more tables need it, all. The places are the
+    same either way.
 
     Args: `placing` (B,) bool, `regions` (B,), `positions` (B, 16, 2), `on_table` (B, 16),
     `preferred` (B, 2); the rest as `default_placement`.
@@ -223,7 +224,8 @@ def placements(
     def every() -> Any:
         return jnp.where(searching[:, None], search(regions, positions, on_table, preferred), asked)
 
-    return lax.cond(jnp.sum(searching) <= bucket, few, every)
+    count = jnp.sum(searching)
+    return lax.switch((count > 0).astype(jnp.int32) + (count > bucket), [lambda: asked, few, every])
 
 
 def house_region(
