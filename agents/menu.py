@@ -274,7 +274,7 @@ def pot_styles(rule: PowerRule) -> tuple[tuple[float, float], ...]:
     return ((rule.arrival, rule.tip), *POT_STYLES[1:])
 
 
-STYLE_KERNEL = TableKernel(pot_kernel.aim_styles, pot_kernel, table_arguments=3, outputs=("phi", "speed"))
+STYLE_KERNEL = TableKernel(pot_kernel.aim_styles, pot_kernel, table_arguments=4, outputs=("phi", "speed"))
 
 
 def styled_pots(
@@ -299,6 +299,7 @@ def styled_pots(
         jnp.asarray(best.place, jnp.float64),
         jnp.asarray(states.positions[rows, best.target], jnp.float64),
         jnp.asarray(pocket_mouths(table)[2][best.pocket], jnp.float64),
+        jnp.asarray(best.valid, jnp.int32),
         jnp.asarray(pot_styles(rule)[1:], jnp.float64),
         constants,
         options,

@@ -566,6 +566,7 @@ def aim_styles(
     own: wp.array3d(dtype=F),
     obj: wp.array3d(dtype=F),
     aim_at: wp.array3d(dtype=F),
+    valid: wp.array2d(dtype=wp.int32),
     styles: wp.array2d(dtype=F),
     constants: wp.array(dtype=F),
     options: wp.array(dtype=wp.int32),
@@ -575,7 +576,8 @@ def aim_styles(
     """Table `tid`'s `k` pots, each aimed in every style: `candidates.aim`'s arithmetic in float64.
 
     `own`, `obj` and `aim_at` (k, 2) are each pot's own ball start, object ball and pocket
-    aim point; `styles` (S, 2) each style's arrival speed and tip height. The outputs
+    aim point, `valid` (k,) whether it is a pot at all (an empty slot is never played: its
+    aim is left 0); `styles` (S, 2) each style's arrival speed and tip height. The outputs
     (S * k) are style-major, as the menu lists its pots: the cue's aim (degrees in [0,
     360)) and its speed by the style's power rule.
     """
@@ -585,6 +587,10 @@ def aim_styles(
     for style in range(styles.shape[0]):
         s = styled(q, styles[style, 0], styles[style, 1])
         for i in range(k):
+            phi[tid, style * k + i] = F(0.0)
+            speed[tid, style * k + i] = F(0.0)
+            if valid[tid, i] == 0:
+                continue
             at = wp.vec2d(own[tid, i, 0], own[tid, i, 1])
             ball = wp.vec2d(obj[tid, i, 0], obj[tid, i, 1])
             point = wp.vec2d(aim_at[tid, i, 0], aim_at[tid, i, 1])
