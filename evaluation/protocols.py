@@ -92,6 +92,15 @@ def trained(run: TrainConfig, out: Path, progress: bool) -> tuple[Path, float | 
     return result.final, result.seconds
 
 
+def player(run: TrainConfig, final: Path) -> Path:
+    """What plays for a run's final checkpoint: itself, or a slot scorer's `policy.npz` beside it.
+
+    A slot scorer's run (`--policy`) writes its policy as a trained bot's file at every
+    checkpoint; its checkpoints hold the PPO runner, which no player loads.
+    """
+    return final if run.policy == "mlp" else final.parent / "policy.npz"
+
+
 def run(
     protocol: Protocol,
     entry: dict[str, Any],
@@ -107,7 +116,7 @@ def run(
     run_config = settings(protocol, entry)
     final, seconds = trained(run_config, out / "train", progress)
     meta = read_meta(final) or {}
-    policy = str(final)
+    policy = str(player(run_config, final))
     plan = Plan(
         agents=(policy, *protocol.judges),
         variants=(ids.VARIANT_NAMES.index(protocol.variant),),

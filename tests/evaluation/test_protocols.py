@@ -66,6 +66,13 @@ def test_the_protocol_sets_the_variant_noise_and_budget(tmp_path: Path) -> None:
     assert (built.variant, built.steps) == ("classic", 1_000_000)
 
 
+def test_a_slot_scorers_entry_is_judged_by_the_policy_file_it_writes(tmp_path: Path) -> None:
+    final = tmp_path / "train" / "final.zip"
+    slots = protocols.settings(TINY, entry(tmp_path, 'policy = "slots"'))
+    assert protocols.player(slots, final) == tmp_path / "train" / "policy.npz"
+    assert protocols.player(protocols.settings(TINY, entry(tmp_path)), final) == final
+
+
 def test_a_results_file_of_something_else_is_refused(tmp_path: Path) -> None:
     other = tmp_path / "other.json"
     other.write_text('{"rows": []}')
