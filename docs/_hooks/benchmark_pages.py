@@ -208,6 +208,30 @@ CATALOGUE: dict[str, Source] = {
         "From a fresh `piramida play` whose compile caches hold the page's programs (seconds).",
         "benchmarks/level_first_move.py",
     ),
+    "protocols.json": Source(
+        "strength",
+        "Fixed-budget protocols",
+        "Each entry trained for its protocol's budget of learner moves, then played against the "
+        "judges at `pro` noise (`piramida protocol list`); the top-level facts are the last "
+        "result's, each row keeps its own.",
+        "piramida protocol run PROTOCOL --entry FILE --record docs/protocols.json",
+        {
+            "results": (
+                "protocol",
+                "entry",
+                "algo",
+                "seed",
+                "moves",
+                "train_s",
+                "judges.greedy.win_rate",
+                "judges.greedy.win_rate_ci95",
+                "judges.search:strong.win_rate",
+                "judges.search:strong.win_rate_ci95",
+                "commit",
+                "date",
+            )
+        },
+    ),
     "levels.json": Source(
         "strength",
         "The play page's levels",
