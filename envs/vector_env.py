@@ -50,7 +50,6 @@ def reset_info(engine: core.Core) -> dict[str, np.ndarray]:
     return engine.info(None) | zeros
 
 
-@in_float64_methods
 class ShotLimitSpec:
     """The env's spec as `gym.make` or `gym.make_vec` set it, with `max_episode_steps` its shot limit.
 
@@ -75,6 +74,7 @@ class ShotLimitSpec:
         self._spec = value
 
 
+@in_float64_methods
 class PyramidVectorEnv(ShotLimitSpec, VectorEnv[Any, Any, Any]):
     """B frames of one variant (see `PyramidEnv` for the arguments), one jitted step for all."""
 
