@@ -3,7 +3,8 @@
 A benchmark nobody runs stops working unnoticed; these run `benchmarks/env_speed.py`,
 `benchmarks/env_start.py`, `benchmarks/referee_speed.py`, `benchmarks/menu_speed.py` and
 `benchmarks/train_devices.py` at 8 tables (the envs' compiled batch, shared with their
-tests) and check that what they report is what they measured.
+tests) and check that what they report is what they measured; `benchmarks/seed_curves.py`
+draws two tiny logged runs.
 """
 
 from __future__ import annotations
@@ -106,3 +107,38 @@ def test_level_first_move_times_a_levels_first_bot_move_from_a_fresh_server(tmp_
     result = json.loads(out.read_text())
     assert result["usable_s"] > 0 and list(result["first_move_s"]) == ["novice"]
     assert result["first_move_s"]["novice"] > 0
+
+
+def test_seed_curves_draws_the_seeds_mean_and_spread_and_reads_their_strength(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from torch.utils.tensorboard import SummaryWriter
+
+    runs = []
+    for seed, rates in enumerate(([0.1, 0.5, 0.7], [0.2, 0.4, 0.9])):
+        train, judged = tmp_path / f"s{seed}", tmp_path / f"s{seed}-eval"
+        with SummaryWriter(str(train / "tensorboard")) as writer:
+            for step, rate in zip((100, 200, 300), rates, strict=True):
+                writer.add_scalar("piramida/win_rate", rate, step)
+        judged.mkdir()
+        bots = {
+            "p.npz": {
+                "wins": 7 + seed,
+                "losses": 3 - seed,
+                "win_rate": (7 + seed) / 10,
+                "win_rate_ci95": [0.4, 0.9],
+            }
+        }
+        (judged / "results.json").write_text(
+            json.dumps({"meetings": [{"agents": ["p.npz", "greedy"], "bots": bots}]})
+        )
+        runs += ["--run", f"{train}:{judged}"]
+    png, out = tmp_path / "seeds.png", tmp_path / "seeds.json"
+    monkeypatch.setattr(
+        sys, "argv", ["seed_curves.py", *runs, "--steps", "200", "--png", str(png), "--json", str(out)]
+    )
+    load("seed_curves").main()
+    figures = json.loads(out.read_text())
+    assert [seed["wins"] for seed in figures["seeds"]] == [7, 8]
+    assert math.isclose(figures["mean_win_rate"], 0.75) and figures["lowest_win_rate"] == 0.7
+    assert png.stat().st_size > 10_000 and figures["commit"] and figures["date"]
