@@ -208,6 +208,15 @@ CATALOGUE: dict[str, Source] = {
         "From a fresh `piramida play` whose compile caches hold the page's programs (seconds).",
         "benchmarks/level_first_move.py",
     ),
+    "scratch_seeds.json": Source(
+        "strength",
+        "Learning from scratch, over seeds",
+        "jax-ppo training the slot scorer from a fresh network against greedy "
+        "(`benchmarks/entries/jax-ppo-slots.toml`), each seed's policy at the same budget of "
+        "learner moves, 200 Free frames against greedy at `pro` noise; the mean and the spread.",
+        "benchmarks/seed_curves.py",
+        {"seeds": ("run", "wins", "losses", "win_rate", "win_rate_ci95")},
+    ),
     "protocols.json": Source(
         "strength",
         "Fixed-budget protocols",
