@@ -58,16 +58,8 @@ def plot_seeds(runs: list[curves.Scalars], path: Path, steps: int) -> None:
             ax.plot(
                 shared, values.mean(axis=0), lw=1.6, color="tab:blue", label=f"mean of {len(series)} seeds"
             )
-        ax.set_title(title, fontsize=9)
-        if "win_rate" in tag:
-            ax.set_ylim(0.0, 1.0)
-        ax.set_xlabel("learner moves", fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+        curves.finish_panel(ax, tag, title, "learner moves")
+    curves.save_panels(fig, axes, path)
 
 
 def main() -> None:

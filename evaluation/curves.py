@@ -9,6 +9,7 @@ last (the later file) is kept.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 # (TensorBoard tag, panel title), in the order of the panels.
 CURVES = (
@@ -70,14 +71,26 @@ def plot(
             if scalars.get(tag):
                 steps, values = zip(*scalars[tag], strict=True)
                 ax.plot(steps, values, label=name, lw=1.2)
-        ax.set_title(title, fontsize=9)
-        if "win_rate" in tag:
-            ax.set_ylim(0.0, 1.0)  # a share of frames: on its whole scale, not zoomed into the noise
-        ax.set_xlabel(x_label, fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.grid(alpha=0.3)
+        finish_panel(ax, tag, title, x_label)
+    save_panels(fig, axes, path)
+    return path
+
+
+def finish_panel(ax: Any, tag: str, title: str, x_label: str) -> None:
+    """A curve's panel titled and labelled; a win rate on its whole scale."""
+    ax.set_title(title, fontsize=9)
+    if "win_rate" in tag:
+        ax.set_ylim(0.0, 1.0)  # a share of frames: on its whole scale, not zoomed into the noise
+    ax.set_xlabel(x_label, fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.grid(alpha=0.3)
+
+
+def save_panels(fig: Any, axes: Any, path: Path) -> None:
+    """The figure, with the first panel's legend, written to `path` and closed."""
+    import matplotlib.pyplot as plt
+
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
-    return path
