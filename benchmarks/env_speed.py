@@ -1,14 +1,11 @@
-"""Vector env throughput, and its overhead over the bare physics kernel on the same shots.
+"""Env throughput, as a share of the bare physics kernel's speed.
 
-For each table count, a `PyramidVectorEnv` (Free pyramid, raw actions, `--opponent`, random by default)
-is stepped with random actions after a warm-up; every kernel call the env makes (the
-learner's shots and the opponent's replies) is recorded and then replayed through the
-bare kernel (`physics.simulate` on the same start balls and strikes, same batch shape).
-The overhead is env time / replay time - 1: what decoding, the referee, the opponent's
-policy, observations, resets and host transfers add on top of the physics. The last
-column divides the env's learner moves/s by the bare kernel's random16 shots/s at the
-same batch size (`piramida bench`'s workload, timed in the same run): the share of the
-kernel's speed a learner gets.
+For each table count, a `PyramidVectorEnv` (Free pyramid, raw actions, `--opponent`,
+random by default) is stepped with random actions after a warm-up, counting the kernel
+calls it makes (the passes of its steps: `envs.functional.advance`); the pure-JAX env
+(`envs.jax_env`, its `step` jitted) plays the same actions. Each env's learner moves/s is
+divided by the bare kernel's random16 shots/s at the same batch size (`piramida bench`'s
+workload, timed in the same run): the share of the kernel's speed a learner gets.
 
 With `--stages`, where an env step's time goes: each jitted stage of a move timed alone
 on the env's own mid-game states (decoding the learner's actions, the opponent's choice
@@ -40,7 +37,7 @@ from rich.console import Console
 from rich.table import Table
 
 import piramida.physics as ph
-from piramida.envs import core
+from piramida.envs import core, jax_env
 from piramida.envs.core import padded
 from piramida.envs.vector_env import PyramidVectorEnv
 from piramida.physics import runtime
@@ -57,38 +54,44 @@ DIMS = st.DEFAULT_DIMS
 
 
 def measure(tables: int, steps: int, seed: int, opponent: str = "random") -> dict[str, Any]:
-    """Env steps/s, shots/s, and the replay through the bare kernel, for one table count."""
+    """Learner moves/s of the vector env and the pure-JAX env, and random16's shots/s, at `tables`."""
     env = PyramidVectorEnv(num_envs=tables, variant="free", opponent=opponent)
     env.reset(seed=seed)
     env.action_space.seed(seed)
-    env.step(env.action_space.sample())  # compiles (or loads from the cache)
-    env.core.trace = []
+    actions = [env.action_space.sample() for _ in range(steps + 1)]
+    env.step(actions[0])  # compiles (or loads from the cache)
+    calls = env.core.kernel_calls
     started = time.perf_counter()
-    for _ in range(steps):
-        env.step(env.action_space.sample())
+    for action in actions[1:]:
+        env.step(action)
     env_s = time.perf_counter() - started
-    calls = env.core.trace
-    table, size = ph.preset(), padded(tables)
-    jax.block_until_ready(ph.simulate(table, *calls[0], validate=False))  # same shape: cached
+    calls = env.core.kernel_calls - calls
+    pure, params = jax_env.make("free", num_envs=tables, opponent=opponent)
+    step = jax.jit(pure.step)
+    state = jax.jit(pure.reset)(jax.random.PRNGKey(seed), params)[1]
+    keys = jax.random.split(jax.random.PRNGKey(seed + 1), steps + 1)
+    jax.block_until_ready(step(keys[0], state, actions[0], params))  # compiles
     started = time.perf_counter()
-    for balls, strikes in calls:
-        jax.block_until_ready(ph.simulate(table, balls, strikes, validate=False))
-    kernel_s = time.perf_counter() - started
+    for key, action in zip(keys[1:], actions[1:], strict=True):
+        state = step(key, state, action, params)[1]
+    jax.block_until_ready(state)
+    jax_s = time.perf_counter() - started
     # The best of three runs of at least 8 calls: one short run swung by 2x on a loaded machine.
     random16 = max(time_kernel("random16", tables, min_shots=8 * tables)["shots_per_s"] for _ in range(3))
     return {
         "tables": tables,
         "opponent": opponent,
-        "compiled_batch": size,
+        "compiled_batch": padded(tables),
         "env_steps": steps,
-        "kernel_calls": len(calls),
+        "kernel_calls": calls,
         "env_s": env_s,
-        "kernel_s": kernel_s,
+        "jax_env_s": jax_s,
         "steps_per_s": steps * tables / env_s,
-        "kernel_calls_per_step": len(calls) / steps,
-        "overhead": env_s / kernel_s - 1.0,
+        "jax_steps_per_s": steps * tables / jax_s,
+        "kernel_calls_per_step": calls / steps,
         "random16_shots_per_s": random16,
         "moves_per_kernel_shot": steps * tables / env_s / random16,
+        "jax_moves_per_kernel_shot": steps * tables / jax_s / random16,
     }
 
 
@@ -181,16 +184,15 @@ def main() -> None:
             rows.append(measure(tables, args.steps, args.seed, args.opponent))
     load = os.getloadavg()[0]
     out = Table(
-        title=f"vector env vs {args.opponent}, and the bare kernel ({platform.node()}, load {load:.1f})"
+        title=f"envs vs {args.opponent}, and the bare kernel ({platform.node()}, load {load:.1f})"
     )
     columns = (
         "tables",
-        "env steps/s",
+        "vector env moves/s",
         "kernel calls/step",
-        "env s",
-        "kernel s",
-        "overhead",
         "per kernel shot",
+        "pure-JAX env moves/s",
+        "per kernel shot ",
     )
     for column in columns:
         out.add_column(column, justify="right")
@@ -199,10 +201,9 @@ def main() -> None:
             str(r["tables"]),
             f"{r['steps_per_s']:.1f}",
             f"{r['kernel_calls_per_step']:.2f}",
-            f"{r['env_s']:.2f}",
-            f"{r['kernel_s']:.2f}",
-            f"{100 * r['overhead']:.1f} %",
             f"{r['moves_per_kernel_shot']:.3f}",
+            f"{r['jax_steps_per_s']:.1f}",
+            f"{r['jax_moves_per_kernel_shot']:.3f}",
         )
     console.print(out)
     if args.json:

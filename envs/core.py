@@ -1,15 +1,13 @@
-"""The batched game engine behind every piramida environment: B frames against an opponent.
+"""What every piramida environment is made of: settings, new frames, observations, decoding, moves, rewards.
 
-`Core` keeps B games (as one batched `GameState`) and plays them in whole jitted calls:
-the learner's actions are decoded and played on every table at once (`rules.game.play`:
-kernel, then referee), then the opponent moves wherever it is the opponent's turn, until
-every table waits for the learner again or has ended. The batch is padded to a multiple
-of `PAD` tables, so one compiled program (the referee, the bots and the observation
-around the kernel, which itself compiles once for every size) serves every env with up
-to `PAD` tables (the single env, small vector envs, the tests).
+The engine that plays the moves (`envs.functional.advance`) and the host-side holder of
+the Gymnasium envs' games (`envs.tables.Tables`) are built from these pieces. The batch
+is padded to a multiple of `PAD` tables, so one compiled program (the referee, the bots
+and the observation around the kernel, which itself compiles once for every size)
+serves every env with up to `PAD` tables.
 
 The learner is seat 0 on every table; who breaks first is drawn per frame, and the
-breaks of a frame follow G13 only within a `Core` episode (one frame is one episode).
+breaks of a frame follow G13 only within an episode (one frame is one episode).
 Rewards come from the referee's scores: the learner's points minus the opponent's, times
 `point_reward`, plus `win_reward` for a won frame (minus it for a lost one).
 """
@@ -32,7 +30,6 @@ from piramida.envs import actions as act
 from piramida.envs import observation as obs
 from piramida.physics import noise as noise_model
 from piramida.physics.fields import read_int, read_number
-from piramida.physics.kernel import preload_in_background
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.game import Move, Outcome, play, where_tables
@@ -170,8 +167,12 @@ decode_moves = jax.jit(decode, static_argnames=("mode",))
 
 
 def split_keys(keys: Any) -> tuple[Any, Any]:
+    """(next keys, keys to use now), per table (traceable)."""
     both = jax.vmap(jax.random.split)(keys)
     return both[:, 0], both[:, 1]
+
+
+split_keys_host = jax.jit(split_keys)
 
 
 def play_masked(
@@ -269,18 +270,6 @@ def host_replies(policy: Policy, states: st.GameState, keys: Any, replying: np.n
     return _spread_host(policy(*_gather_host(states, keys, index)), index, batch)
 
 
-def _learner_step(
-    states: st.GameState, actions: Any, keys: Any, noise: Any, mode: str
-) -> tuple[st.GameState, Outcome, Any]:
-    """Decode and play the learner's actions on every table where the learner is to move.
-
-    Two compiled programs, not one fused: the shot is the opponent's `play_masked`, so the
-    kernel compiles once per env (fused, a second copy took 70 s to compile on this CPU).
-    """
-    moves = decode_moves(states, actions, mode)
-    return play_masked(states, moves, keys, to_move(states, LEARNER), noise)
-
-
 def rewards(before: st.GameState, after: st.GameState, point_reward: Any, win_reward: Any) -> Any:
     """(B,) points won minus points conceded, and the win reward where a frame just ended (traceable)."""
     gained = (after.score - before.score).astype(jnp.float64)
@@ -291,133 +280,8 @@ def rewards(before: st.GameState, after: st.GameState, point_reward: Any, win_re
 
 
 def reward_of(before: st.GameState, after: st.GameState, settings: Settings) -> np.ndarray:
-    """`rewards` of a `Core` step, numpy."""
+    """`rewards` between two batches of games, numpy."""
     return np.asarray(rewards(before, after, settings.point_reward, settings.win_reward), np.float64)
-
-
-class Core:
-    """B games of one variant against an opponent; host-side bookkeeping around jitted calls.
-
-    Args:
-      batch: tables.
-      settings: the environment's `Settings`.
-      opponent: the opponent's policy (`Policy`).
-
-    """
-
-    def __init__(self, batch: int, settings: Settings, opponent: Policy) -> None:
-        """Hold the settings; `reset` starts the games."""
-        if batch < 1:
-            raise ValueError(f"num_envs: expected a positive number of tables, got {batch}")
-        preload_in_background()  # the kernel's build beside the first reset's compiles
-        self.batch, self.size, self.settings, self.opponent = batch, padded(batch), settings, opponent
-        self.states: st.GameState | None = None
-        self.keys: Any = None
-        self.learner_moves = np.zeros(batch, np.int64)
-        self.last: Outcome | None = None  # the learner's last shot (for rendering)
-        # When a list, every kernel call's inputs are kept: (start balls, strikes), so a
-        # benchmark can replay exactly the env's shots through the bare kernel.
-        self.trace: list[tuple[Any, Any]] | None = None
-
-    def _pad(self, x: np.ndarray) -> np.ndarray:
-        extra = self.size - self.batch
-        return np.concatenate([x, np.repeat(x[:1], extra, axis=0)]) if extra else x
-
-    def reset(self, seeds: np.ndarray, where: np.ndarray | None = None) -> None:
-        """New frames on the tables in `where` (all if None), seeded per table, opponent's moves played."""
-        keys = jax.vmap(jax.random.PRNGKey)(jnp.asarray(self._pad(np.asarray(seeds, np.int64) % 2**32)))
-        fresh, keys = new_frames(keys, self.settings.variant)
-        if self.states is None or where is None:
-            self.states, self.keys = fresh, keys
-            self.learner_moves[:] = 0
-        else:
-            mask = jnp.asarray(self._pad(where))
-            self.states, self.keys = where_tables(mask, (fresh, keys), (self.states, self.keys))
-            self.learner_moves[where] = 0
-        self._opponent_moves()
-
-    def _opponent_moves(self) -> None:
-        """Let the opponent move wherever it is its turn, until none is left."""
-        assert self.states is not None
-        refusals = jnp.zeros(self.size, bool)
-        for _ in range(OPPONENT_MOVE_CAP):
-            active = to_move(self.states, OPPONENT)
-            moving = np.asarray(active)
-            if not moving.any():
-                return
-            self.keys, use = split_keys(self.keys)
-            moves = host_replies(self.opponent, self.states, use, moving)
-            if bool(jnp.any(refusals)):
-                moves = with_fallback(moves, self.states, use, refusals)
-            noise = self.settings.noise
-            self.states, outcome, self.keys = play_masked(self.states, moves, self.keys, active, noise)
-            refusals = refused(active, outcome)
-            self._traced(outcome)
-        raise RuntimeError(f"the opponent moved {OPPONENT_MOVE_CAP} times in a row on some table")
-
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, Outcome]:
-        """Play the learner's actions (B, ...), then the opponent's replies.
-
-        Returns (reward, terminated, truncated, outcome of the learner's move).
-        """
-        assert self.states is not None, "call reset() first"
-        before = self.states
-        actions = jax.tree_util.tree_map(lambda a: jnp.asarray(self._pad(np.asarray(a))), actions)
-        self.states, outcome, self.keys = _learner_step(
-            self.states, actions, self.keys, self.settings.noise, self.settings.action_mode
-        )
-        self.last = outcome
-        self._traced(outcome)
-        self._opponent_moves()
-        reward = reward_of(before, self.states, self.settings)[: self.batch]
-        self.learner_moves += 1
-        terminated = np.asarray(self.states.phase == st.OVER)[: self.batch]
-        truncated = ~terminated & (self.learner_moves >= self.settings.shot_limit)
-        return reward, terminated, truncated, outcome
-
-    def _traced(self, outcome: Outcome) -> None:
-        if self.trace is not None:
-            self.trace.append((outcome.start, outcome.strike))
-
-    def observe(self) -> Any:
-        """The learner's observations (B, ...), numpy."""
-        assert self.states is not None
-        settings = self.settings
-        out = observe_states(self.states, settings.shot_limit, settings.noise, settings.observation)
-        return jax.tree_util.tree_map(lambda x: np.asarray(x)[: self.batch], out)
-
-    def action_masks(self) -> np.ndarray:
-        """The assisted mode's masks (B, sum(nvec)) bool."""
-        assert self.states is not None
-        return np.asarray(legal_masks(self.states))[: self.batch]
-
-    def info(self, outcome: Outcome | None) -> dict[str, np.ndarray]:
-        """The referee's verdict of the learner's last shot and the game's standing, per table (numpy)."""
-        assert self.states is not None
-        s = jax.tree_util.tree_map(lambda x: np.asarray(x)[: self.batch], self.states)
-        out: dict[str, np.ndarray] = {
-            "score": s.score,
-            "phase": s.phase,
-            "winner": s.winner,
-            "to_move": s.turn,
-        }
-        if outcome is not None:
-            v = jax.tree_util.tree_map(lambda x: np.asarray(x)[: self.batch], outcome.verdict)
-            out |= {
-                "shot": np.asarray(outcome.shot)[: self.batch],
-                "legal": v.legal,
-                "fouls": v.fouls,
-                "invalid": v.invalid,
-                "points": v.points,
-                "scored": v.scored,
-                "decision_invalid": np.asarray(outcome.decision_invalid)[: self.batch],
-            }
-        return out
-
-    def table(self, index: int) -> st.GameState:
-        """One table's state (numpy), e.g. for rendering."""
-        assert self.states is not None
-        return st.to_host(self.states, index)
 
 
 def seeds_from(rng: np.random.Generator, count: int) -> np.ndarray:

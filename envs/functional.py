@@ -1,22 +1,24 @@
-"""The batched env as pure functions: `reset` and `step` over an `EnvState`, traceable end to end.
+"""The one engine of every env: B frames against a bot as pure functions over an `EnvState`.
 
-`Core` steps the games from Python (its opponent may be any policy, an SB3 model too);
-here the opponent is a JAX bot, static (a name, or a bot's `act`), so one learner
-move, the opponent's replies and the restart of ended frames fit in one traced function,
-and a training loop can `jit` (and `scan`) it whole (`training.ppo`, `training.jax_driver`). As in `Core`,
-only the action mode, the observation kind and the bot shape the program: the numbers of
-the settings are an argument (`EnvParams`), so every variant, noise level and shot limit
-shares one compile.
+A pass plays one move on every table that waits for one, whoever is to move there: the
+learner's move where it is pending, else the opponent's where the opponent is to move;
+a table that waits for nobody costs no kernel work, and the opponent chooses on the
+tables that reply only (`core.replies`). `advance` repeats passes in one
+`lax.while_loop` until every table waits for the learner again or has ended, so the
+kernel appears once in the traced graph (its compile is the expensive part). An ended
+frame (`terminated`), or one cut by the shot limit or by `core.OPPONENT_MOVE_CAP`
+opponent moves in a row (`truncated`), restarts in the same pass where `restart` says
+so, and the new frame's opening moves by the opponent are played in the same loop
+(same-step auto-reset; the last observation is `StepInfo.final_obs`). Rewards are
+`core.rewards` over the step. A reset is the same program with nothing pending.
 
-One `lax.while_loop` plays every move: in each pass a table plays the learner's move if
-it is still pending, else the opponent's where the opponent is to move, so the kernel
-appears once in the traced graph (its compile is the expensive part). A table's step
-ends when it waits for the learner again or its frame is over; an ended frame
-(`terminated`), or one cut by the shot limit or by `core.OPPONENT_MOVE_CAP` opponent
-moves in a row (`truncated`), restarts in the same pass, and the new frame's opening
-moves by the opponent are played in the same loop (auto-reset in the same step, as
-SB3 and `PyramidVectorEnv`; the last observation is `StepInfo.final_obs`). Rewards are
-`core.rewards` over the step, as in `Core`.
+Every env is a layer over it: `reset` and `step` here (a training loop can `jit` and
+`scan` them whole: `training.ppo`, `envs.jax_env`), and the Gymnasium and PettingZoo
+envs, whose games `envs.tables.Tables` holds between calls and whose passes are driven
+from Python (`advance_on_host`: any opponent, an SB3 model too, and one compile of the
+pass for every opponent). The opponent, the action mode and the observation kind
+shape the program; the numbers of the settings are an argument (`EnvParams`), so every
+variant, noise level and shot limit shares one compile.
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from piramida.agents import AGENTS, make_agent
 from piramida.envs import core
 from piramida.rules import state as st
-from piramida.rules.game import Move, Outcome, where_tables
+from piramida.rules.game import Move, Outcome, move, where_tables
 
 # A bot playing inside a traced step: a bare bot's name (`random`, `greedy`, ... at its
 # defaults), or any bot's `act` (`agents.make_bot(name, noise).act`: a level, a noise to
@@ -118,108 +121,194 @@ def opponent_policy(opponent: Opponent) -> core.Policy:
     return make_agent(opponent).act
 
 
-def _summary(outcome: Outcome) -> dict[str, Any]:
-    """What the metrics keep of a move: a shot, legal, its fouls, legal and scoring."""
-    v, shot = outcome.verdict, outcome.shot
-    scoring = jnp.any(v.scored, axis=-1) | (v.points[:, core.LEARNER] > 0)
-    return {
-        "shot": shot,
-        "legal": shot & v.legal,
-        "fouls": jnp.where(shot, v.fouls, 0).astype(jnp.int32),
-        "pot": shot & v.legal & scoring,
-    }
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class Played:
+    """The learner's move of a step, per table: what the infos report and the renderer redraws.
 
+    Attributes:
+      shot: a shot was played (not a decision).
+      verdict: the referee's verdict of the shot (`rules.referee.Verdict`).
+      decision_invalid: `decide`'s invalid bits where a decision was made.
+      strike: the strike as executed; start: the balls at shot start (to replay the shot).
 
-def _advance(
-    state: EnvState, learner: Move | None, params: EnvParams, opponent: Opponent
-) -> tuple[EnvState, dict[str, Any]]:
-    """Play the learner's moves (where pending), then the opponent, restarting ended frames.
-
-    With `learner` None (a reset) only the opponent moves and nothing is recorded.
     """
-    bot = opponent_policy(opponent)
-    before = state.games
-    batch = before.phase.shape[0]
+
+    shot: Any
+    verdict: Any
+    decision_invalid: Any
+    strike: Any
+    start: Any
+
+    @classmethod
+    def of(cls, outcome: Outcome) -> Played:
+        """What `Played` keeps of a move's outcome."""
+        return cls(outcome.shot, outcome.verdict, outcome.decision_invalid, outcome.strike, outcome.start)
+
+
+def _begin(state: EnvState, learner: Move, pending: Any, starting: Any) -> dict[str, Any]:
+    """The carry of a step: the learner's moves to play where `pending`; at a reset (`starting`) none."""
+    games = state.games
+    batch = games.phase.shape[0]
     no = jnp.zeros(batch, bool)
-    pending = no if learner is None else core.to_move(before, core.LEARNER)
-    carry = {
-        "games": before,
+    return {
+        "games": games,
+        "before": games,
         "keys": state.keys,
         "moves": state.moves,
+        "learner": learner,
         "pending": pending,
-        "finished": jnp.ones(batch, bool) if learner is None else no,
+        "finished": jnp.full(batch, starting),
         "streak": jnp.zeros(batch, jnp.int32),
         "refusals": no,
         "reward": jnp.zeros(batch, jnp.float64),
         "terminated": no,
         "truncated": no,
         "stuck": no,
-        "final": before,
-        "learner": {"shot": no, "legal": no, "fouls": jnp.zeros(batch, jnp.int32), "pot": no},
+        "final": games,
+        "played": _nothing_played(games, learner, state.keys),
         "passes": jnp.zeros((), jnp.int32),
     }
 
-    def waiting(c: dict[str, Any]) -> Any:
-        """Tables with a move still to play in this step."""
-        return c["pending"] | (
-            core.to_move(c["games"], core.OPPONENT) & (c["streak"] < core.OPPONENT_MOVE_CAP)
-        )
+
+def _nothing_played(games: st.GameState, learner: Move, keys: Any) -> Played:
+    """`Played` of no move: zeros of the shapes a pass records (traced once, with the pass's own program)."""
+    batch = games.phase.shape[0]
+    shapes = jax.eval_shape(core.play_masked, games, learner, keys, jnp.zeros(batch, bool), 0.0)
+    return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), Played.of(shapes[1]))
+
+
+def _waiting(c: dict[str, Any]) -> Any:
+    """Tables with a move still to play in this step."""
+    return c["pending"] | (core.to_move(c["games"], core.OPPONENT) & (c["streak"] < core.OPPONENT_MOVE_CAP))
+
+
+def _replying(c: dict[str, Any]) -> Any:
+    """Tables where the opponent moves in this pass."""
+    return ~c["pending"] & _waiting(c)
+
+
+def _pass(
+    c: dict[str, Any], replies: Move, use: Any, keys: Any, params: EnvParams, restart: Any
+) -> dict[str, Any]:
+    """One pass: every waiting table plays one move (the learner's if pending, else the opponent's `replies`).
+
+    `use` are the keys the replies were drawn with (the fallback's too), `keys` the tables'
+    next keys. Ended frames restart where `restart`.
+    """
+    games, replying = c["games"], _replying(c)
+    moves = lax.cond(
+        jnp.any(c["refusals"]),
+        lambda: core.with_fallback(replies, games, use, c["refusals"]),
+        lambda: replies,
+    )
+    moves = where_tables(c["pending"], c["learner"], moves)
+    active = c["pending"] | replying
+    games, outcome, keys = core.play_masked(games, moves, keys, active, params.noise)
+    counted = c["moves"] + c["pending"].astype(c["moves"].dtype)
+    streak = jnp.where(replying, c["streak"] + 1, c["streak"])
+    stuck = core.to_move(games, core.OPPONENT) & (streak >= core.OPPONENT_MOVE_CAP)
+    ends = ~c["finished"] & ~(core.to_move(games, core.OPPONENT) & ~stuck)
+    terminated = ends & (games.phase == st.OVER)
+    truncated = ends & ~terminated & ((counted >= params.shot_limit) | stuck)
+    gained = core.rewards(c["before"], games, params.point_reward, params.win_reward)
+    restarted = (terminated | truncated) & restart
+    fresh, fresh_keys = lax.cond(
+        jnp.any(restarted),
+        lambda: core.new_frames(keys, params.variant),
+        lambda: (games, keys),
+    )
+    return c | {
+        "games": where_tables(restarted, fresh, games),
+        "keys": jnp.where(restarted[:, None], fresh_keys, keys),
+        "moves": jnp.where(restarted, 0, counted),
+        "pending": jnp.zeros_like(c["pending"]),
+        "finished": c["finished"] | ends,
+        "streak": jnp.where(restarted, 0, streak),
+        "refusals": core.refused(replying, outcome),
+        "reward": jnp.where(ends, gained, c["reward"]),
+        "terminated": c["terminated"] | terminated,
+        "truncated": c["truncated"] | truncated,
+        "stuck": c["stuck"] | stuck,
+        "final": where_tables(ends, games, c["final"]),
+        "played": where_tables(c["pending"], Played.of(outcome), c["played"]),
+        "passes": c["passes"] + 1,
+    }
+
+
+PASS_LIMIT = 2 * core.OPPONENT_MOVE_CAP + 2  # passes of a step: a stuck table is cut long before
+
+
+@functools.partial(jax.jit, static_argnames=("opponent",))
+def advance(
+    state: EnvState,
+    learner: Move,
+    pending: Any,
+    starting: Any,
+    params: EnvParams,
+    opponent: Opponent,
+    restart: Any,
+) -> tuple[EnvState, dict[str, Any]]:
+    """Play the learner's moves where `pending`, then the opponent's, until every table waits or has ended.
+
+    The one program of a move for every env (module docstring): a reset is a call with
+    nothing pending and `starting` true (the opponent's opening moves, nothing recorded).
+    `restart` (traced) restarts ended frames in the same step. Returns the next state and
+    the step's record (reward, terminated, truncated, stuck, final, played, passes).
+    """
+    bot = opponent_policy(opponent)
 
     def body(c: dict[str, Any]) -> dict[str, Any]:
-        games = c["games"]
-        replying = ~c["pending"] & waiting(c)
         keys, use = core.split_keys(c["keys"])
-        moves = core.replies(bot, games, use, replying)
-        moves = lax.cond(
-            jnp.any(c["refusals"]),
-            lambda: core.with_fallback(moves, games, use, c["refusals"]),
-            lambda: moves,
-        )
-        if learner is not None:
-            moves = where_tables(c["pending"], learner, moves)
-        active = c["pending"] | replying
-        games, outcome, keys = core.play_masked(games, moves, keys, active, params.noise)
-        counted = c["moves"] + c["pending"].astype(c["moves"].dtype)
-        streak = jnp.where(replying, c["streak"] + 1, c["streak"])
-        stuck = core.to_move(games, core.OPPONENT) & (streak >= core.OPPONENT_MOVE_CAP)
-        ends = ~c["finished"] & ~(core.to_move(games, core.OPPONENT) & ~stuck)
-        terminated = ends & (games.phase == st.OVER)
-        truncated = ends & ~terminated & ((counted >= params.shot_limit) | stuck)
-        gained = core.rewards(before, games, params.point_reward, params.win_reward)
-        restart = terminated | truncated
-        fresh, fresh_keys = lax.cond(
-            jnp.any(restart),
-            lambda: core.new_frames(keys, params.variant),
-            lambda: (games, keys),
-        )
-        return {
-            "games": where_tables(restart, fresh, games),
-            "keys": jnp.where(restart[:, None], fresh_keys, keys),
-            "moves": jnp.where(restart, 0, counted),
-            "pending": jnp.zeros_like(c["pending"]),
-            "finished": c["finished"] | ends,
-            "streak": jnp.where(restart, 0, streak),
-            "refusals": core.refused(replying, outcome),
-            "reward": jnp.where(ends, gained, c["reward"]),
-            "terminated": c["terminated"] | terminated,
-            "truncated": c["truncated"] | truncated,
-            "stuck": c["stuck"] | stuck,
-            "final": where_tables(ends, games, c["final"]),
-            "learner": where_tables(c["pending"], _summary(outcome), c["learner"]),
-            "passes": c["passes"] + 1,
-        }
+        replies = core.replies(bot, c["games"], use, _replying(c))
+        return _pass(c, replies, use, keys, params, restart)
 
-    limit = 2 * core.OPPONENT_MOVE_CAP + 2
-    done = lax.while_loop(lambda c: jnp.any(waiting(c)) & (c["passes"] < limit), body, carry)
-    out = EnvState(done["games"], done["keys"], done["moves"])
-    return out, done
+    carry = _begin(state, learner, pending, starting)
+    done = lax.while_loop(lambda c: jnp.any(_waiting(c)) & (c["passes"] < PASS_LIMIT), body, carry)
+    return EnvState(done["games"], done["keys"], done["moves"]), done
+
+
+_begin_host = jax.jit(_begin)
+_waiting_host = jax.jit(lambda c: (_waiting(c), _replying(c), c["passes"]))
+_pass_host = jax.jit(_pass)
+
+
+def advance_on_host(
+    state: EnvState,
+    learner: Move,
+    pending: Any,
+    starting: Any,
+    params: EnvParams,
+    policy: core.Policy,
+    restart: Any,
+) -> tuple[EnvState, dict[str, Any]]:
+    """`advance` driven from Python, for any opponent (a policy over observations, an SB3 model too).
+
+    The same passes: the opponent chooses on the host between the jitted halves of a pass,
+    so its moves, and every table's game, are those `advance` would play. The pass is one
+    program whatever the opponent (the Gymnasium envs play through here: `envs.tables`).
+    """
+    c = _begin_host(state, learner, pending, starting)
+    while True:
+        waiting, replying, passes = _waiting_host(c)
+        if not bool(jnp.any(waiting)) or int(passes) >= PASS_LIMIT:
+            break
+        keys, use = core.split_keys_host(c["keys"])
+        replies = core.host_replies(policy, c["games"], use, np.asarray(replying))
+        c = _pass_host(c, replies, use, keys, params, restart)
+    return EnvState(c["games"], c["keys"], c["moves"]), c
 
 
 @functools.partial(jax.jit, static_argnames=("opponent",))
 def reset(keys: Any, params: EnvParams, opponent: Opponent) -> EnvState:
     """New frames, one per key (B, 2), with the opponent's opening moves played where it breaks."""
     games, keys = core.new_frames(keys, params.variant)
-    state, _ = _advance(EnvState(games, keys, jnp.zeros(keys.shape[0], jnp.int32)), None, params, opponent)
+    batch = keys.shape[0]
+    state = EnvState(games, keys, jnp.zeros(batch, jnp.int32))
+    nothing = move(ball=jnp.zeros(batch, jnp.int32))
+    state, _ = advance(
+        state, nothing, jnp.zeros(batch, bool), jnp.array(True), params, opponent, jnp.array(True)
+    )
     return state
 
 
@@ -242,17 +331,34 @@ def step(
 
     """
     learner = core.decode(state.games, actions, mode)
-    nxt, done = _advance(state, learner, params, opponent)
+    pending = core.to_move(state.games, core.LEARNER)
+    nxt, done = advance(state, learner, pending, jnp.array(False), params, opponent, jnp.array(True))
+    info = step_info(done, params, observation)
+    obs = observe(nxt.games, params, observation)
+    return nxt, obs, done["reward"], done["terminated"], done["truncated"], info
+
+
+def standing(done: dict[str, Any]) -> st.GameState:
+    """The games as a step left them: an ended frame's last state (before any restart), else the game on."""
+    return where_tables(done["terminated"] | done["truncated"], done["final"], done["games"])
+
+
+def step_info(done: dict[str, Any], params: EnvParams, observation: str) -> StepInfo:
+    """What a step did on each table (`StepInfo`), from `advance`'s record."""
+    played: Played = done["played"]
+    v, shot = played.verdict, played.shot
+    scoring = jnp.any(v.scored, axis=-1) | (v.points[:, core.LEARNER] > 0)
     final: st.GameState = done["final"]
-    info = StepInfo(
-        **done["learner"],
+    return StepInfo(
+        shot=shot,
+        legal=shot & v.legal,
+        fouls=jnp.where(shot, v.fouls, 0).astype(jnp.int32),
+        pot=shot & v.legal & scoring,
         won=done["terminated"] & (final.winner == core.LEARNER),
         score=final.score[:, core.LEARNER],
         stuck=done["stuck"],
         final_obs=observe(final, params, observation),
     )
-    obs = observe(nxt.games, params, observation)
-    return nxt, obs, done["reward"], done["terminated"], done["truncated"], info
 
 
 def observe(games: st.GameState, params: EnvParams, observation: str = "flat") -> Any:

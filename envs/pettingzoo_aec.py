@@ -28,7 +28,7 @@ out of the observation, so that the observation spaces are the Gymnasium envs'.
 
 The table is played as `core.PAD` identical tables, the batch the Gymnasium envs compile
 for, so the kernel is compiled once for both. Its state, keys and last shot are kept in
-a one-table `core.Core`, whose helpers give the infos, the masks and the picture; the
+a one-table `tables.Tables`, whose helpers give the infos, the masks and the picture; the
 moves are played here, because both seats are agents.
 """
 
@@ -44,8 +44,9 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from piramida.envs import actions as act
-from piramida.envs import core, render
+from piramida.envs import core, functional, render
 from piramida.envs import observation as encoding
+from piramida.envs.tables import Tables
 from piramida.envs.vector_env import reset_info
 from piramida.physics.runtime import in_float64_methods
 from piramida.rules import state as st
@@ -55,7 +56,7 @@ AGENTS = ("player_0", "player_1")  # seat 0, seat 1
 
 
 def _no_opponent(states: st.GameState, keys: Any) -> Move:
-    """The `Core`'s opponent: never asked, since both seats are agents here."""
+    """The `Tables`' opponent: never asked, since both seats are agents here."""
     raise RuntimeError("PyramidAEC: both seats are agents; the engine has no opponent to ask")
 
 
@@ -105,7 +106,7 @@ class PyramidAEC(render.TableRendering, AECEnv[str, Any, Any]):
         # One object per agent, returned by every call (PettingZoo seeds spaces through them).
         self.observation_spaces = {a: self._observation_space() for a in AGENTS}
         self.action_spaces = {a: act.action_space(self.settings.action_mode) for a in AGENTS}
-        self.core = core.Core(1, self.settings, _no_opponent)
+        self.core = Tables(1, self.settings, _no_opponent)
         self._rng: np.random.Generator | None = None
         self._views: Any = None  # the two agents' observations (rows 0 and 1 of the batch)
         self._masks: dict[str, tuple[np.ndarray, ...]] = {}
@@ -174,7 +175,7 @@ class PyramidAEC(render.TableRendering, AECEnv[str, Any, Any]):
         self.core.states, outcome, self.core.keys = core.play_masked(
             before, moves, self.core.keys, everywhere, self.settings.noise
         )
-        self.core.last = outcome
+        self.core.last = functional.Played.of(outcome)
         self._moves += 1
         # Zero-sum: seat 0's reward, as the Gymnasium envs give it to their learner, and its negative.
         mine = float(core.reward_of(before, self.core.states, self.settings)[0])
@@ -199,7 +200,7 @@ class PyramidAEC(render.TableRendering, AECEnv[str, Any, Any]):
             states.replace(turn=seats), settings.shot_limit, settings.noise, settings.observation
         )
         self._views = jax.tree_util.tree_map(np.asarray, seen)
-        info = reset_info(self.core) if outcome is None else self.core.info(outcome)
+        info = reset_info(self.core) if outcome is None else self.core.info(self.core.last)
         shared = {name: value[0] for name, value in info.items()}
         mover = AGENTS[int(shared["to_move"])]
         self.agent_selection = mover

@@ -19,6 +19,7 @@ from piramida.agents import Agent
 from piramida.envs import actions as act
 from piramida.envs import core, opponents, render
 from piramida.envs import observation as encoding
+from piramida.envs.tables import Tables
 from piramida.envs.vector_env import ShotLimitSpec, reset_info
 from piramida.physics.runtime import in_float64_methods
 
@@ -55,7 +56,7 @@ class PyramidEnv(ShotLimitSpec, render.TableRendering, gym.Env[Any, Any]):
         self.observation_space = encoding.observation_space(self.settings.observation)
         self.action_space = act.action_space(self.settings.action_mode)
         self.opponent = opponents.resolve(opponent, self.settings)
-        self.core = core.Core(1, self.settings, self.opponent)
+        self.core = Tables(1, self.settings, self.opponent)
         self._viewer: render.Viewer | None = None
 
     def set_opponent_policy(self, policy: opponents.ObservationPolicy) -> None:
@@ -83,7 +84,7 @@ class PyramidEnv(ShotLimitSpec, render.TableRendering, gym.Env[Any, Any]):
         """Play the learner's move and the opponent's replies."""
         if not self.action_space.contains(np.asarray(action, self.action_space.dtype)):
             raise ValueError(f"action {action!r} is outside the action space {self.action_space}")
-        reward, terminated, truncated, outcome = self.core.step(np.asarray(action)[None])
+        reward, terminated, truncated = self.core.step(np.asarray(action)[None])
         if self.render_mode == "human":
             self.render()
         return (
@@ -91,7 +92,7 @@ class PyramidEnv(ShotLimitSpec, render.TableRendering, gym.Env[Any, Any]):
             float(reward[0]),
             bool(terminated[0]),
             bool(truncated[0]),
-            _first(self.core.info(outcome)),
+            _first(self.core.info(self.core.last)),
         )
 
     def action_masks(self) -> np.ndarray:

@@ -32,7 +32,7 @@ from piramida.rules import ids
 from piramida.rules import state as st
 
 if TYPE_CHECKING:
-    from piramida.envs.core import Core
+    from piramida.envs.tables import Tables
 
 RENDER_MODES = ("rgb_array", "ansi", "human")
 CLOTH, CUSHION, BALL, COLOURED = "#1d6b3a", "#5b3a1a", "#f4f1e6", "#f2c12e"
@@ -110,7 +110,7 @@ class Scene:
     path_present: np.ndarray | None
 
     @staticmethod
-    def of(core: Core, index: int) -> Scene:
+    def of(core: Tables, index: int) -> Scene:
         """Table `index` of an env's engine; the last shot is re-run recorded to draw its paths."""
         state = core.table(index)
         last = core.last
@@ -218,7 +218,7 @@ def check_render_mode(mode: str | None) -> str | None:
 class TableRendering:
     """`render()` and `close()` for an env that shows table 0 of its engine (`self.core`)."""
 
-    core: Core
+    core: Tables
     render_mode: str | None
     _viewer: Viewer | None = None
 

@@ -1,11 +1,13 @@
 """`PyramidVectorEnv`: B tables stepped by one jitted call, for `gymnasium.make_vec`.
 
-Auto-reset happens in the same step (Gymnasium's `AutoresetMode.SAME_STEP`): a table
-whose frame ended returns the first observation of its next frame, and the last
-observation of the ended one is in `infos["final_obs"]` (with the mask
-`infos["_final_obs"]`). The other infos are arrays over the tables: the referee's
-verdict of the learner's move (`legal`, `fouls`, `points`, `scored`, ...) and the
-standing (`score`, `phase`, `winner`), with the same keys at reset (`reset_info`).
+Auto-reset happens in the same step (Gymnasium's `AutoresetMode.SAME_STEP`), inside the
+engine's call (`envs.functional.advance`): a table whose frame ended returns the first
+observation of its next frame, drawn from the table's own key (so the seeds of `reset`
+decide every later frame), and the last observation of the ended one is in
+`infos["final_obs"]` (with the mask `infos["_final_obs"]`). The other infos are arrays
+over the tables: the referee's verdict of the learner's move (`legal`, `fouls`,
+`points`, `scored`, ...) and the standing (`score`, `phase`, `winner`), with the same
+keys at reset (`reset_info`).
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from piramida.agents import Agent
 from piramida.envs import actions as act
 from piramida.envs import core, opponents
 from piramida.envs import observation as encoding
+from piramida.envs.tables import Tables
 from piramida.physics.fields import read_int
 from piramida.physics.runtime import in_float64_methods
 from piramida.rules import ids
 
-# The verdict of the learner's move in the infos (`core.Core.info`): per table, shape and dtype.
+# The verdict of the learner's move in the infos (`tables.Tables.info`): per table, shape and dtype.
 MOVE_INFO: dict[str, tuple[tuple[int, ...], type]] = {
     "shot": ((), np.bool_),
     "legal": ((), np.bool_),
@@ -38,7 +41,7 @@ MOVE_INFO: dict[str, tuple[tuple[int, ...], type]] = {
 }
 
 
-def reset_info(engine: core.Core) -> dict[str, np.ndarray]:
+def reset_info(engine: Tables) -> dict[str, np.ndarray]:
     """The infos at reset: the standing, and the verdict keys all zero, as where no move was played.
 
     So reset and step give the same keys (SB3's `reset_infos`, Gymnasium's info wrappers and
@@ -98,7 +101,7 @@ class PyramidVectorEnv(ShotLimitSpec, VectorEnv[Any, Any, Any]):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.opponent = opponents.resolve(opponent, self.settings)
-        self.core = core.Core(self.num_envs, self.settings, self.opponent)
+        self.core = Tables(self.num_envs, self.settings, self.opponent, restart=True)
         self.render_mode = None
 
     def set_opponent_policy(self, policy: opponents.ObservationPolicy) -> None:
@@ -134,13 +137,12 @@ class PyramidVectorEnv(ShotLimitSpec, VectorEnv[Any, Any, Any]):
             raise ValueError(
                 f"actions: table {k}'s action {actions[k]} is outside {single} (NaN, infinite, out of range)"
             )
-        reward, terminated, truncated, outcome = self.core.step(actions)
-        infos = self.core.info(outcome)
+        reward, terminated, truncated = self.core.step(actions)
+        infos = self.core.info(self.core.last)
         done = terminated | truncated
-        if done.any():
-            infos["final_obs"] = self.core.observe()
+        if done.any():  # restarted in the same step: the ended frames' last observations
+            infos["final_obs"] = self.core.final_observations()
             infos["_final_obs"] = done
-            self.core.reset(core.seeds_from(self.np_random, self.num_envs), where=done)
         return self.core.observe(), reward.astype(np.float64), terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:

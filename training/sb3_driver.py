@@ -53,7 +53,7 @@ def set_env_state(ck: checkpoint.Checkpoint, env: Any) -> None:
     moves = saved.get("learner_moves")
     if not isinstance(moves, np.ndarray) or moves.shape != engine.learner_moves.shape:
         raise ck.error("resume.env.learner_moves: not one count per table")
-    engine.learner_moves[:] = moves
+    engine.learner_moves = moves
     generator = np.random.Generator(np.random.PCG64())
     try:
         generator.bit_generator.state = saved["np_random"]
