@@ -159,6 +159,7 @@ def _begin(state: EnvState, learner: Move, pending: Any, starting: Any) -> dict[
         "learner": learner,
         "pending": pending,
         "finished": jnp.full(batch, starting),
+        "restarting": no,
         "streak": jnp.zeros(batch, jnp.int32),
         "refusals": no,
         "reward": jnp.zeros(batch, jnp.float64),
@@ -188,21 +189,15 @@ def _replying(c: dict[str, Any]) -> Any:
     return ~c["pending"] & _waiting(c)
 
 
-def _pass(
-    c: dict[str, Any], replies: Move, use: Any, keys: Any, params: EnvParams, restart: Any
-) -> dict[str, Any]:
+def _pass(c: dict[str, Any], replies: Move, keys: Any, params: EnvParams, restart: Any) -> dict[str, Any]:
     """One pass: every waiting table plays one move (the learner's if pending, else the opponent's `replies`).
 
-    `use` are the keys the replies were drawn with (the fallback's too), `keys` the tables'
-    next keys. Ended frames restart where `restart`.
+    `replies` already hold the fallback where the referee refused the last reply
+    (`core.with_fallback`); `keys` are the tables' next keys. Ended frames restart where
+    `restart`.
     """
     games, replying = c["games"], _replying(c)
-    moves = lax.cond(
-        jnp.any(c["refusals"]),
-        lambda: core.with_fallback(replies, games, use, c["refusals"]),
-        lambda: replies,
-    )
-    moves = where_tables(c["pending"], c["learner"], moves)
+    moves = where_tables(c["pending"], c["learner"], replies)
     active = c["pending"] | replying
     games, outcome, keys = core.play_masked(games, moves, keys, active, params.noise)
     counted = c["moves"] + c["pending"].astype(c["moves"].dtype)
@@ -212,19 +207,14 @@ def _pass(
     terminated = ends & (games.phase == st.OVER)
     truncated = ends & ~terminated & ((counted >= params.shot_limit) | stuck)
     gained = core.rewards(c["before"], games, params.point_reward, params.win_reward)
-    restarted = (terminated | truncated) & restart
-    fresh, fresh_keys = lax.cond(
-        jnp.any(restarted),
-        lambda: core.new_frames(keys, params.variant),
-        lambda: (games, keys),
-    )
     return c | {
-        "games": where_tables(restarted, fresh, games),
-        "keys": jnp.where(restarted[:, None], fresh_keys, keys),
-        "moves": jnp.where(restarted, 0, counted),
+        "games": games,
+        "keys": keys,
+        "moves": counted,
         "pending": jnp.zeros_like(c["pending"]),
         "finished": c["finished"] | ends,
-        "streak": jnp.where(restarted, 0, streak),
+        "restarting": (terminated | truncated) & restart,
+        "streak": streak,
         "refusals": core.refused(replying, outcome),
         "reward": jnp.where(ends, gained, c["reward"]),
         "terminated": c["terminated"] | terminated,
@@ -233,6 +223,19 @@ def _pass(
         "final": where_tables(ends, games, c["final"]),
         "played": where_tables(c["pending"], Played.of(outcome), c["played"]),
         "passes": c["passes"] + 1,
+    }
+
+
+def _restart(c: dict[str, Any], params: EnvParams) -> dict[str, Any]:
+    """New frames where a pass ended one that the step restarts (`restarting`); their keys and counts anew."""
+    again = c["restarting"]
+    fresh, keys = core.new_frames(c["keys"], params.variant)
+    return c | {
+        "games": where_tables(again, fresh, c["games"]),
+        "keys": jnp.where(again[:, None], keys, c["keys"]),
+        "moves": jnp.where(again, 0, c["moves"]),
+        "streak": jnp.where(again, 0, c["streak"]),
+        "restarting": jnp.zeros_like(again),
     }
 
 
@@ -261,7 +264,13 @@ def advance(
     def body(c: dict[str, Any]) -> dict[str, Any]:
         keys, use = core.split_keys(c["keys"])
         replies = core.replies(bot, c["games"], use, _replying(c))
-        return _pass(c, replies, use, keys, params, restart)
+        replies = lax.cond(
+            jnp.any(c["refusals"]),
+            lambda: core.with_fallback(replies, c["games"], use, c["refusals"]),
+            lambda: replies,
+        )
+        c = _pass(c, replies, keys, params, restart)
+        return lax.cond(jnp.any(c["restarting"]), lambda: _restart(c, params), lambda: c)
 
     carry = _begin(state, learner, pending, starting)
     done = lax.while_loop(lambda c: jnp.any(_waiting(c)) & (c["passes"] < PASS_LIMIT), body, carry)
@@ -271,6 +280,7 @@ def advance(
 _begin_host = jax.jit(_begin)
 _waiting_host = jax.jit(lambda c: (_waiting(c), _replying(c), c["passes"]))
 _pass_host = jax.jit(_pass)
+_restart_host = jax.jit(_restart)
 
 
 def advance_on_host(
@@ -295,7 +305,11 @@ def advance_on_host(
             break
         keys, use = core.split_keys_host(c["keys"])
         replies = core.host_replies(policy, c["games"], use, np.asarray(replying))
-        c = _pass_host(c, replies, use, keys, params, restart)
+        if bool(jnp.any(c["refusals"])):  # rare: its program compiles only when needed
+            replies = core.with_fallback_host(replies, c["games"], use, c["refusals"])
+        c = _pass_host(c, replies, keys, params, restart)
+        if bool(jnp.any(c["restarting"])):  # its program compiles when a frame first ends
+            c = _restart_host(c, params)
     return EnvState(c["games"], c["keys"], c["moves"]), c
 
 
