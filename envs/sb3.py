@@ -112,6 +112,16 @@ class SB3VecEnv(VecEnv):
         self._returns[i], self._lengths[i] = 0.0, 0
         return ended
 
+    def episodes_so_far(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each table's return and length so far in its episode (copies; a checkpoint keeps them)."""
+        return self._returns.copy(), self._lengths.copy()
+
+    def continue_episodes(self, returns: np.ndarray, lengths: np.ndarray) -> None:
+        """Carry on the episodes `episodes_so_far` gave (a resumed run); ValueError if they do not fit."""
+        if returns.shape != self._returns.shape or lengths.shape != self._lengths.shape:
+            raise ValueError(f"expected one return and one length per table ({self.num_envs})")
+        self._returns[:], self._lengths[:] = returns, lengths
+
     def close(self) -> None:
         """Close the vector env."""
         self.venv.close()

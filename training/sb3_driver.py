@@ -29,13 +29,15 @@ from piramida.training.league import League
 
 
 def env_state(env: Any) -> dict[str, Any]:
-    """The vector env's games, JAX keys, move counters and reset generator (numpy)."""
+    """The vector env's games, JAX keys, move counters, reset generator and episodes so far (numpy)."""
     engine = env.venv.core
     return {
         "states": checkpoint.flat_arrays(engine.states),
         "keys": np.asarray(engine.keys),
         "learner_moves": engine.learner_moves.copy(),
         "np_random": env.venv.np_random.bit_generator.state,
+        "episode_returns": env.episodes_so_far()[0],
+        "episode_lengths": env.episodes_so_far()[1],
     }
 
 
@@ -60,6 +62,13 @@ def set_env_state(ck: checkpoint.Checkpoint, env: Any) -> None:
     except (TypeError, ValueError, KeyError) as error:
         raise ck.error(f"resume.env.np_random: not a PCG64 state ({error})") from error
     env.venv.np_random = generator
+    returns, lengths = saved.get("episode_returns"), saved.get("episode_lengths")
+    if returns is None and lengths is None:
+        return  # a checkpoint from before the episodes were kept: they start anew
+    try:
+        env.continue_episodes(np.asarray(returns, np.float64), np.asarray(lengths, np.int64))
+    except (TypeError, ValueError) as error:
+        raise ck.error(f"resume.env.episode_returns, episode_lengths: {error}") from error
 
 
 def check_device(device: str) -> None:

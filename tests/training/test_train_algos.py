@@ -14,9 +14,10 @@ import pytest
 from helpers.training_runs import same_weights
 
 from piramida.cli.main import main
-from piramida.envs.actions import ASSISTED_NVEC
+from piramida.envs.actions import ASSISTED_NVEC, RAW_SIZE
 from piramida.envs.observation import FLAT_SIZE
-from piramida.training import checkpoint, policies, prior
+from piramida.envs.sb3 import SB3VecEnv
+from piramida.training import checkpoint, policies, prior, sb3_driver
 
 # Compile-heavy or long: left out of the quick lane (`pytest -m "not slow"`).
 pytestmark = pytest.mark.slow
@@ -72,6 +73,10 @@ def test_sac_resumes_with_its_replay_buffer_to_the_same_weights(tmp_path: Path) 
 def test_maskable_ppo_against_its_own_checkpoints_resumes_to_the_same_weights(tmp_path: Path) -> None:
     whole, resumed = whole_and_resumed(tmp_path, MASKABLE, 4 * 8)
     assert same_weights(whole, resumed)
+    # The episodes in progress went on across the resume: the reported returns and lengths
+    # (SB3's ep_rew_mean, ep_len_mean) count the moves before it too.
+    for name in ("episode_returns", "episode_lengths"):
+        np.testing.assert_array_equal(resume_state(resumed)["env"][name], resume_state(whole)["env"][name])
     for path in (whole, resumed):
         league = resume_state(path)["league"]
         assert league["round"] == 1
@@ -94,3 +99,18 @@ def test_maskable_ppo_against_its_own_checkpoints_resumes_to_the_same_weights(tm
 def _no_leftovers(tmp_path: Path) -> None:
     yield
     assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_the_episodes_in_progress_go_on_across_a_checkpoint(tmp_path: Path) -> None:
+    """A resumed env reports an episode begun before the resume whole (SB3's Monitor forgot it)."""
+    env = SB3VecEnv(4, variant="free", opponent="random", shot_limit=3)
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(2):  # two moves of every frame; the limit ends them at the third
+        env.step(rng.uniform(-1, 1, (4, RAW_SIZE)).astype(np.float32))
+    saved = checkpoint.Checkpoint(tmp_path / "ck.zip", {}, {"resume": {"env": sb3_driver.env_state(env)}})
+    again = SB3VecEnv(4, variant="free", opponent="random", shot_limit=3)
+    again.reset()
+    sb3_driver.set_env_state(saved, again)
+    _, _, done, infos = again.step(rng.uniform(-1, 1, (4, RAW_SIZE)).astype(np.float32))
+    assert done.all() and [info["episode"]["l"] for info in infos] == [3, 3, 3, 3]
