@@ -3,9 +3,9 @@
 It plays the same menu as the search bot (`agents.menu`). A small network (`agents.scorer`)
 scores every slot from what a player would weigh (`agents.slots`). At its `policy` level
 it plays the best legal slot as it stands: a move costs a menu and a forward pass. At its
-`quick` (the default) and `checked` levels it hands its 6 best-scored slots to the
-search's stage 2 (`search.finalist_values`): each is struck 3 or 8 times under the
-execution noise with the kernel, and the best mean value wins. That is the search bot
+`quick` (the default), `checked` and `deep` levels it hands its 6 (12 for `deep`)
+best-scored slots to the search's stage 2 (`search.finalist_values`): each is struck 3
+or 8 times under the execution noise with the kernel, and the best mean value wins. That is the search bot
 with the network ranking its menu instead of stage 1's simulation of every slot, so the
 simulations go to a few good candidates; `quick` decides within 5 ms on a 2-core CPU
 (`benchmarks/trained_decision.py`), `checked` is stronger and slower. Decisions (G6,
@@ -45,9 +45,10 @@ from piramida.rules.game import Move, move, where_tables
 SHIPPED = Path(__file__).with_name("data") / "trained.npz"
 VALUE_CONFIG = search.LEVELS[search.DEFAULT_LEVEL]  # the search's value of a decision (its weights)
 # How many of its best-scored slots the bot checks with the kernel (finalists), and how
-# often each (samples): `policy` is the network alone; `quick` and `checked` play like
-# the search's stage 2 on the network's finalists instead of stage 1's.
-LEVELS: dict[str, tuple[int, int]] = {"policy": (0, 1), "quick": (6, 3), "checked": (6, 8)}
+# often each (samples): `policy` is the network alone; `quick`, `checked` and `deep` play
+# like the search's stage 2 on the network's finalists instead of stage 1's (`deep`: as
+# many finalists as the search's `strongest`, as often as its `strong`).
+LEVELS: dict[str, tuple[int, int]] = {"policy": (0, 1), "quick": (6, 3), "checked": (6, 8), "deep": (12, 8)}
 DEFAULT_LEVEL = "quick"
 
 

@@ -27,7 +27,15 @@ from piramida.rules.game import where_tables
 
 runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
-BOTS = ("trained:policy", "trained", "trained:checked", "greedy", "search:medium", "search:strong")
+BOTS = (
+    "trained:policy",
+    "trained",
+    "trained:checked",
+    "trained:deep",
+    "greedy",
+    "search:medium",
+    "search:strong",
+)
 PHASE_NAMES = ("break", "normal", "in-hand", "decision")
 
 

@@ -2,7 +2,8 @@
 
 A name is a bot (`random`, `greedy`, `search`, `search:LEVEL`, `trained`:
 `agents.make_bot`), a slot-scoring policy's `.npz` (`piramida expert distill`; it plays
-the shot menu from the game state like the shipped `trained` bot) or a saved policy's
+the shot menu from the game state like the shipped `trained` bot, at the trained bot's
+default level or at the one named after a colon: `RUN/policy.npz:deep`) or a saved policy's
 path (`names_a_file`, the one test of "is this a file"). `self`, the learner itself, is
 not a name here: a league (`training.league`) and the environments (`envs.opponents`)
 give it its policy. A saved policy is a `piramida train` checkpoint
@@ -25,9 +26,22 @@ import jax.numpy as jnp
 
 from piramida.agents import AGENTS, Agent, TrainedAgent, check_bot, make_bot
 from piramida.agents.scorer import PolicyFileError
+from piramida.agents.trained import DEFAULT_LEVEL as TRAINED_DEFAULT
+from piramida.agents.trained import LEVELS as TRAINED_LEVELS
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.game import Move
+
+
+def slot_policy_level(name: str) -> tuple[str, str | None]:
+    """(path, level) of a slot policy named with one of the trained bot's levels (`RUN/policy.npz:deep`).
+
+    Any other name comes back whole, with no level.
+    """
+    path, colon, level = name.rpartition(":")
+    if colon and path.endswith(".npz") and level in TRAINED_LEVELS:
+        return path, level
+    return name, None
 
 
 def names_a_file(name: str) -> bool:
@@ -36,6 +50,7 @@ def names_a_file(name: str) -> bool:
     A bot's name is a bot's even where a folder of that name sits in the working directory
     (`piramida eval --out greedy` makes one); `./greedy` names the file.
     """
+    name = slot_policy_level(name)[0]
     if name.endswith((".zip", ".npz")) or "/" in name:
         return True
     return name.partition(":")[0] not in AGENTS and Path(name).exists()
@@ -48,7 +63,7 @@ class PolicyError(ValueError):
 def check_name(name: str) -> str:
     """`name` if it names a bot or an existing file (cheap: the file is loaded by `make_player`)."""
     if names_a_file(name):
-        if not Path(name).is_file():
+        if not Path(slot_policy_level(name)[0]).is_file():
             raise PolicyError(f"{name!r}: no such file (a saved policy is a .zip or a slot policy's .npz)")
         return name
     try:
@@ -60,9 +75,10 @@ def check_name(name: str) -> str:
 def make_player(name: str, noise_level: float) -> Agent:
     """The player called `name` for games at execution noise `noise_level`; PolicyError if there is none."""
     if names_a_file(check_name(name)):
-        if name.endswith(".npz"):  # a slot-scoring policy (`piramida expert distill`): plays the menu
+        path, level = slot_policy_level(name)
+        if path.endswith(".npz"):  # a slot-scoring policy (`piramida expert distill`): plays the menu
             try:
-                return TrainedAgent(name, noise_level)
+                return TrainedAgent(path, noise_level, level or TRAINED_DEFAULT)
             except PolicyFileError as error:
                 raise PolicyError(str(error)) from error
         return load_policy(name, noise_level)

@@ -87,6 +87,12 @@ def test_the_runs_checkpoint_is_not_a_player_but_its_policy_file_is(whole: Path)
     with pytest.raises(PolicyError, match=r"policy\.npz"):
         make_player(str(whole / "final.zip"), 0.15)
     assert make_player(str(whole / "policy.npz"), 0.15).name == "trained"
+    # At a level of the trained bot's, named after a colon; an unknown level is no file.
+    deep = make_player(f"{whole / 'policy.npz'}:deep", 0.15)
+    assert isinstance(deep, TrainedAgent) and deep.lookahead is not None and deep.lookahead.finalists == 12
+    assert make_player(f"{whole / 'policy.npz'}:policy", 0.15).lookahead is None
+    with pytest.raises(PolicyError, match="no such file"):
+        make_player(f"{whole / 'policy.npz'}:deepest", 0.15)
 
 
 def test_decisions_are_the_searchs_and_left_out_of_the_policy_loss() -> None:
