@@ -23,6 +23,7 @@ env_start = load("env_start")
 referee_speed = load("referee_speed")
 
 
+@pytest.mark.xdist_group("jax-env")  # the pure-JAX env's 8-table program: tests/envs/test_engine.py
 def test_env_speed_measures_both_envs_their_kernel_calls_and_the_ratio_to_random16() -> None:
     row = env_speed.measure(tables=8, steps=2, seed=0)
     assert row["kernel_calls"] >= 2 and row["env_s"] > 0 and row["jax_env_s"] > 0

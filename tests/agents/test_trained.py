@@ -110,8 +110,8 @@ def test_the_default_quick_level_plays_one_of_the_networks_best_slots() -> None:
     assert all(jax.tree_util.tree_leaves(jax.tree_util.tree_map(np.array_equal, checked_once, network)))
     first, again = agent.act(states, keys), agent.act(states, keys)
     assert all(jax.tree_util.tree_leaves(jax.tree_util.tree_map(np.array_equal, first, again)))
-    with pytest.raises(ValueError, match="trained: unknown level 'deep'; choose from"):
-        TrainedAgent(level="deep")
+    with pytest.raises(ValueError, match="trained: unknown level 'deepest'; choose from"):
+        TrainedAgent(level="deepest")
 
 
 def test_the_gym_env_takes_trained_as_its_opponent() -> None:

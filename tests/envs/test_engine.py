@@ -16,7 +16,9 @@ from piramida.agents import make_bot
 from piramida.envs import core, functional, make_jax
 
 TABLES = 8
-pytestmark = pytest.mark.xdist_group("engine")
+# One worker for the pure-JAX env's tests (tests/envs/test_jax_env.py, the env_speed
+# smoke test): the first compiles its 8-table program, the others load it from the cache.
+pytestmark = pytest.mark.xdist_group("jax-env")
 
 
 def assert_same(a: object, b: object) -> None:

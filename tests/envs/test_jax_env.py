@@ -20,6 +20,7 @@ from piramida.envs import core, make_jax
 
 TABLES = 8
 STEPS = 3
+pytestmark = pytest.mark.xdist_group("jax-env")  # tests/envs/test_engine.py says why
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "jax-env.md"  # the pure-JAX API page
 
 

@@ -220,6 +220,9 @@ def test_classic_reminds_to_call_and_a_second_tab_follows_live(browser: Browser,
         shot(second, "play-second-tab")
 
 
+# One screen: the bot's play is the same on all, and its animated run of pots takes a minute
+# of real time on each (the screens' layouts have tests of their own above).
+@pytest.mark.parametrize("page", ["desktop"], indirect=True)
 def test_the_trained_level_plays(page: Page, base_url: str) -> None:
     trained = {"bot": "trained", "level": "easy", "noise": "amateur"}
     new_game(page, base_url, settings=trained, seed=17, breaker=1)  # the trained policy breaks
