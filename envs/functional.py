@@ -305,8 +305,8 @@ def advance_on_host(
             break
         keys, use = core.split_keys_host(c["keys"])
         replies = core.host_replies(policy, c["games"], use, np.asarray(replying))
-        if bool(jnp.any(c["refusals"])):  # rare: its program compiles only when needed
-            replies = core.with_fallback_host(replies, c["games"], use, c["refusals"])
+        if bool(jnp.any(c["refusals"])):  # rare: the random bot's own program, and a select
+            replies = core.with_fallback(replies, c["games"], use, c["refusals"])
         c = _pass_host(c, replies, keys, params, restart)
         if bool(jnp.any(c["restarting"])):  # its program compiles when a frame first ends
             c = _restart_host(c, params)

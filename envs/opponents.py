@@ -8,7 +8,6 @@ player to move) and its action is decoded like the learner's.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -58,12 +57,6 @@ class ObservationOpponent:
         return core.decode_moves(states, actions, settings.action_mode)
 
 
-@functools.cache
-def bot_act(name: str, noise: float) -> core.Policy:
-    """A bot's `act` by name and noise, one per pair: the same object keys the envs' compiled step."""
-    return make_bot(name, noise).act
-
-
 def resolve(opponent: str | Agent | ObservationPolicy, settings: core.Settings) -> core.Policy:
     """A batch policy from a bot's name, `self`, an Agent, or a callable over observations.
 
@@ -74,7 +67,7 @@ def resolve(opponent: str | Agent | ObservationPolicy, settings: core.Settings) 
         if opponent == "self":
             return ObservationOpponent(settings, None, "self")
         try:
-            return bot_act(opponent, settings.noise)
+            return make_bot(opponent, settings.noise).act
         except ValueError as error:
             raise ValueError(
                 f"opponent: {error}, or 'self'; a saved policy plays as "

@@ -29,7 +29,7 @@ from piramida.envs.core import (
 )
 from piramida.physics.kernel import preload_in_background
 from piramida.rules import state as st
-from piramida.rules.game import Move, move, where_tables
+from piramida.rules.game import Move, move
 
 
 class Tables:
@@ -118,17 +118,13 @@ class Tables:
         self.kernel_calls += int(done["passes"])
         self.done = None if starting else done
 
-    def reset(self, seeds: np.ndarray, where: np.ndarray | None = None) -> None:
-        """New frames on the tables in `where` (all if None), seeded per table, opponent's moves played."""
+    def reset(self, seeds: np.ndarray) -> None:
+        """New frames on every table, seeded per table, the opponent's opening moves played."""
         keys = jax.vmap(jax.random.PRNGKey)(jnp.asarray(self._pad(np.asarray(seeds, np.int64) % 2**32)))
         fresh, keys = new_frames(keys, self.settings.variant)
-        moves = jnp.zeros(self.size, jnp.int32)
-        if self.state is not None and where is not None:
-            mask = jnp.asarray(self._pad(where))
-            fresh, keys = where_tables(mask, (fresh, keys), (self.state.games, self.state.keys))
-            moves = jnp.where(mask, 0, self.state.moves)
+        state = functional.EnvState(fresh, keys, jnp.zeros(self.size, jnp.int32))
         nothing = move(ball=jnp.zeros(self.size, jnp.int32))
-        self._advance(functional.EnvState(fresh, keys, moves), nothing, jnp.zeros(self.size, bool), True)
+        self._advance(state, nothing, jnp.zeros(self.size, bool), True)
         self.last = None
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

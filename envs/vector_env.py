@@ -1,7 +1,7 @@
 """`PyramidVectorEnv`: B tables stepped by one jitted call, for `gymnasium.make_vec`.
 
 Auto-reset happens in the same step (Gymnasium's `AutoresetMode.SAME_STEP`), inside the
-engine's call (`envs.functional.advance`): a table whose frame ended returns the first
+engine's passes (`envs.functional`): a table whose frame ended returns the first
 observation of its next frame, drawn from the table's own key (so the seeds of `reset`
 decide every later frame), and the last observation of the ended one is in
 `infos["final_obs"]` (with the mask `infos["_final_obs"]`). The other infos are arrays
