@@ -62,6 +62,7 @@ from piramida.rules.game import Move, play
 # through a cluster) counts as a foul, so the bot only shies away from it.
 SEARCH_CAPACITY = 256
 ILLEGAL = -1e3  # the value of a move the referee refuses before the shot (never chosen if any other is legal)
+UNSEARCHED = 3.0 * ILLEGAL  # a legal slot a search guided by a network did not strike (`agents.trained`)
 AIM_NODES = (1.0, -1.0)  # the two-point Gauss-Hermite nodes, in aim sigmas (equal weights)
 BEFORE_SHOT = (
     (1 << vd.BAD_PHASE) | (1 << vd.BAD_OVER) | (1 << vd.BAD_OWN) | (1 << vd.BAD_PLACE) | (1 << vd.BAD_CALL)
@@ -241,9 +242,13 @@ class Analysis:
 
     Attributes:
       menu: the shot menu (`agents.menu.shot_menu`, fields (B, M)).
-      values: (B, M) stage-1 values; `2 ILLEGAL` where a slot is empty.
+      values: (B, M) stage-1 values; `2 ILLEGAL` where a slot is empty (a search guided by
+        a network, `agents.trained.network_search`: the stage-2 means of its finalists,
+        `UNSEARCHED` at the other legal slots).
       slot: (B,) the slot played.
       value: (B,) its value (the stage-2 mean where stage 2 ran).
+      prior: (B, M) the guiding network's policy (its softmax over the legal slots) where a
+        network guided the search; None for the search bot's own stage 1.
 
     """
 
@@ -251,6 +256,7 @@ class Analysis:
     values: Any
     slot: Any
     value: Any
+    prior: Any = None
 
 
 def analyse(

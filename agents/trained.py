@@ -32,7 +32,7 @@ from piramida.agents import search
 from piramida.agents.greedy import safety_move
 from piramida.agents.menu import Menu, hand_places, moves_at, shot_menu
 from piramida.agents.scorer import NEG, load, score
-from piramida.agents.search import SearchConfig, best_decisions, finalist_values
+from piramida.agents.search import Analysis, SearchConfig, best_decisions, finalist_values
 from piramida.agents.slots import observe_slots
 from piramida.physics import noise
 from piramida.physics.params import PYRAMID_PARAMS, Models
@@ -52,6 +52,46 @@ LEVELS: dict[str, tuple[int, int]] = {"policy": (0, 1), "quick": (6, 3), "checke
 DEFAULT_LEVEL = "quick"
 
 
+def network_search(
+    params: Any,
+    states: st.GameState,
+    keys: Array,
+    magnitude: Any,
+    width: int,
+    menu: Menu,
+    lookahead: SearchConfig,
+    explore: Array | None = None,
+) -> Analysis:
+    """The network's `lookahead.finalists` best slots checked by the search's stage 2 (an `Analysis`).
+
+    Each finalist is struck `lookahead.samples` times under the noise; the best mean wins.
+    Its values are those means at the finalists and `search.UNSEARCHED` at the other
+    legal slots. With `explore` keys (B, 2) the finalists are drawn from the network's
+    softmax without replacement (Gumbel top-k) instead: the data of expert iteration
+    (`training.expert`) then values slots the network underrates.
+    """
+    dims, table = st.DEFAULT_DIMS, preset()
+    family = shot_menu(states, menu, dims=dims, table=table)
+    view = observe_slots(states, family, magnitude, menu, dims, table)
+    logits, _, _ = score(params, width, view)
+    ranked = logits
+    if explore is not None:
+        gumbel = jax.vmap(lambda k: jax.random.gumbel(k, logits.shape[1:], logits.dtype))(explore)
+        ranked = jnp.where(logits <= NEG, NEG, logits + gumbel)  # illegal slots stay last
+    _, top = jax.lax.top_k(ranked, lookahead.finalists)
+    legal = jnp.take_along_axis(logits, top, axis=1) > NEG  # fewer legal slots than finalists
+    means = finalist_values(
+        states, family.moves, top, keys, magnitude, lookahead, dims, table, PYRAMID_PARAMS, Models()
+    )
+    means = jnp.where(legal, means, 2.0 * search.ILLEGAL)
+    slot = jnp.take_along_axis(top, jnp.argmax(means, axis=1)[:, None], axis=1)[:, 0]
+    values = jnp.where(family.valid, search.UNSEARCHED, 2.0 * search.ILLEGAL)
+    rows = jnp.arange(values.shape[0])[:, None]
+    values = values.at[rows, top].set(jnp.where(legal, means, values[rows, top]))
+    prior = jax.nn.softmax(logits, axis=-1)
+    return Analysis(menu=family, values=values, slot=slot, value=jnp.max(means, axis=1), prior=prior)
+
+
 def _shots(
     params: Any,
     states: st.GameState,
@@ -63,30 +103,24 @@ def _shots(
 ) -> Move:
     """(B,) shots: the best legal menu slot (the plain safety where the menu is empty).
 
-    The best-scored slot, or with a `lookahead` the best of its `finalists` best-scored
-    slots by the search's stage 2 (each struck `samples` times under the noise).
+    The best-scored slot, or with a `lookahead` the best of its finalists (`network_search`).
     """
     dims, table = st.DEFAULT_DIMS, preset()
-    family = shot_menu(states, menu, dims=dims, table=table)
-    view = observe_slots(states, family, magnitude, menu, dims, table)
-    logits, _, _ = score(params, width, view)
     if lookahead is None:
+        family = shot_menu(states, menu, dims=dims, table=table)
+        logits, _, _ = score(params, width, observe_slots(states, family, magnitude, menu, dims, table))
         slot = jnp.argmax(logits, axis=-1)
     else:
-        top_logits, top = jax.lax.top_k(logits, lookahead.finalists)
-        means = finalist_values(
-            states, family.moves, top, keys, magnitude, lookahead, dims, table, PYRAMID_PARAMS, Models()
-        )
-        means = jnp.where(top_logits <= NEG, -jnp.inf, means)  # fewer legal slots than finalists
-        slot = jnp.take_along_axis(top, jnp.argmax(means, axis=1)[:, None], axis=1)[:, 0]
+        found = network_search(params, states, keys, magnitude, width, menu, lookahead)
+        family, slot = found.menu, found.slot
     shot = moves_at(family.moves, slot)
-    found = jnp.any(family.valid, axis=1)
+    found_any = jnp.any(family.valid, axis=1)
     # The safety is planned only when some table's menu is empty (a `cond` on the batch).
     return jax.lax.cond(
-        jnp.all(found),
+        jnp.all(found_any),
         lambda: shot,
         lambda: where_tables(
-            found, shot, jax.vmap(lambda s, p: safety_move(s, p, dims))(states, hand_places(states, dims))
+            found_any, shot, jax.vmap(lambda s, p: safety_move(s, p, dims))(states, hand_places(states, dims))
         ),
     )
 
@@ -122,6 +156,30 @@ def trained_moves(
     return shot.replace(option=decision.option, take=decision.ball)
 
 
+@functools.partial(jax.jit, static_argnames=("width", "menu", "lookahead"))
+def analysed_trained_moves(
+    params: Any,
+    states: st.GameState,
+    keys: Array,
+    explore: Array,
+    magnitude: Any,
+    width: int,
+    menu: Menu,
+    lookahead: SearchConfig,
+) -> tuple[Move, Analysis]:
+    """(B,) moves of the network-guided search with explored finalists (`network_search`), and what it saw.
+
+    The labels of expert iteration (`training.expert`), as `search.analysed_moves` gives the
+    search bot's: shots where the menu has a slot (the recorder keeps only those), decisions
+    by the search's value.
+    """
+    found = network_search(params, states, keys, magnitude, width, menu, lookahead, explore)
+    decision = best_decisions(
+        states, magnitude, VALUE_CONFIG, st.DEFAULT_DIMS, preset(), PYRAMID_PARAMS, Models()
+    )
+    return moves_at(found.menu.moves, found.slot).replace(option=decision.option, take=decision.ball), found
+
+
 class TrainedAgent:
     """The trained bot (module docstring): a saved policy, by default the shipped one.
 
@@ -129,24 +187,33 @@ class TrainedAgent:
       path: the policy's `.npz` (its metadata is the `.json` beside it).
       noise_level: the execution noise of the games it plays (a feature of its input, and
         the noise its checked slots are struck under).
-      level: `policy` (the network alone), `quick` or `checked` (`LEVELS`).
+      level: `policy` (the network alone), `quick`, `checked` or `deep` (`LEVELS`).
 
     """
 
     name = "trained"
 
     def __init__(
-        self, path: str | Path | None = None, noise_level: str | float = "pro", level: str = DEFAULT_LEVEL
+        self,
+        path: str | Path | None = None,
+        noise_level: str | float = "pro",
+        level: str = DEFAULT_LEVEL,
+        checks: tuple[int, int] | None = None,
     ) -> None:
-        """Load the policy (`scorer.PolicyFileError` names a file that is not one)."""
+        """Load the policy (`scorer.PolicyFileError` names a file that is not one).
+
+        `checks`: (finalists, samples) instead of the level's (expert iteration's labeller).
+        """
         if level not in LEVELS:
             raise ValueError(f"trained: unknown level {level!r}; choose from {list(LEVELS)}")
+        if checks is not None and min(checks) < 1:
+            raise ValueError(f"trained: checks {checks} must strike at least one finalist once")
         self.path = SHIPPED if path is None else Path(path)
         self.params, self.meta = load(self.path)
         self.width = int(self.meta["width"])
         self.menu = Menu(*self.meta["menu"])  # the menu it learned on (`scorer.load` checked it)
         self.magnitude = noise.level(noise_level)
-        finalists, samples = LEVELS[level]
+        finalists, samples = LEVELS[level] if checks is None else checks
         if self.magnitude == 0.0:
             samples = 1  # no noise: every strike of a slot is the same
         self.lookahead = (

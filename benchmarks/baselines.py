@@ -54,11 +54,11 @@ from rich.console import Console
 
 from piramida.agents import make_agent
 from piramida.evaluation.arena import head_to_head
-from piramida.evaluation.report import machine, match_progress, print_setting, setting_task, settings_markdown
+from piramida.evaluation.report import match_progress, print_setting, setting_task, settings_markdown
 from piramida.evaluation.settings import add_match_arguments, check_match_arguments
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
-from piramida.physics.provenance import stamped
+from piramida.physics.provenance import machine, stamped
 from piramida.rules import ids
 from piramida.rules.game import CAPACITY
 

@@ -44,11 +44,11 @@ from rich.table import Table as RichTable
 from piramida.agents import GreedyAgent
 from piramida.agents.search import LEVELS, SearchAgent
 from piramida.evaluation.arena import head_to_head
-from piramida.evaluation.report import machine, match_progress, pct, setting_task
+from piramida.evaluation.report import match_progress, pct, setting_task
 from piramida.evaluation.settings import parse_noise, parse_variants
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
-from piramida.physics.provenance import stamped
+from piramida.physics.provenance import machine, stamped
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.game import play

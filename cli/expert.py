@@ -5,7 +5,9 @@ position with the search's value of every menu slot and its choice (`training.ex
 `piramida expert distill --data DATA --out RUN` fits the slot-scoring network to them
 (`training.distill`) and writes `RUN/policy.npz` (+ `.json`), which `--bot`/`--agents`
 take by path and which, copied to `agents/data/trained.*`, is the shipped `trained` bot.
-Both resume when run again with the same folders.
+`piramida expert iterate --out DIR` runs rounds of expert iteration (`evaluation.iteration`):
+data from the search guided by the network, the network refitted, judged each round.
+All three resume when run again with the same folders.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from piramida.agents.scorer import PolicyFileError
 from piramida.agents.search import LEVELS
-from piramida.physics import noise
+from piramida.physics import noise, provenance
 
 HELP = "learn from the search bot: record its decisions (record), fit a policy to them (distill)"
 DESCRIPTION = (
@@ -30,7 +32,9 @@ DESCRIPTION = (
     "greedy, all four variants, pro and amateur noise) and saves every position with the "
     "search's value of each shot-menu slot and its choice, in atomic chunks (DATA/chunk-N.npz); "
     "`distill` fits the slot-scoring network to them, with TensorBoard curves (RUN/tensorboard), "
-    "an atomic checkpoint each epoch and the best epoch's policy (RUN/policy.npz and .json). "
+    "an atomic checkpoint each epoch and the best epoch's policy (RUN/policy.npz and .json); "
+    "`iterate` runs rounds of both with the search guided by the current network, judging each "
+    "round's network against greedy and the strong search (DIR/rounds.json, DIR/rounds.png). "
     "Run again with the same folders to resume."
 )
 
@@ -101,6 +105,137 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fit.add_argument(
         "--match-games", type=_positive(int), default=64, help="Free frames per match (default 64)"
     )
+    _iterate_arguments(steps)
+
+
+def _iterate_arguments(steps: Any) -> None:
+    from piramida.agents.trained import LEVELS as TRAINED_LEVELS
+    from piramida.evaluation.iteration import IterationPlan
+    from piramida.rules.ids import VARIANT_NAMES
+
+    plan = IterationPlan()
+    it = steps.add_parser("iterate", help="rounds of data from the network-guided search and refits, judged")
+    it.add_argument("--out", required=True, type=Path, help="the rounds' folder (resumed if it holds rounds)")
+    it.add_argument(
+        "--rounds",
+        type=_positive(int),
+        default=plan.rounds,
+        help=f"rounds after round 0 (default {plan.rounds})",
+    )
+    it.add_argument(
+        "--positions",
+        type=_positive(int),
+        default=plan.positions,
+        help=f"positions per round (default {plan.positions})",
+    )
+    it.add_argument(
+        "--finalists",
+        type=_positive(int),
+        default=plan.finalists,
+        help=f"the network's slots the guided search strikes (default {plan.finalists})",
+    )
+    it.add_argument(
+        "--samples",
+        type=_positive(int),
+        default=plan.samples,
+        help=f"strikes of each finalist (default {plan.samples})",
+    )
+    it.add_argument(
+        "--tables",
+        type=_positive(int),
+        default=plan.tables,
+        help=f"frames recorded side by side (default {plan.tables})",
+    )
+    it.add_argument(
+        "--moves", type=_positive(int), default=plan.moves, help=f"moves per chunk (default {plan.moves})"
+    )
+    it.add_argument(
+        "--epochs",
+        type=_positive(int),
+        default=plan.epochs,
+        help=f"epochs of each refit (default {plan.epochs})",
+    )
+    it.add_argument(
+        "--learning-rate",
+        type=_positive(float),
+        default=plan.learning_rate,
+        help=f"peak Adam rate (default {plan.learning_rate})",
+    )
+    it.add_argument(
+        "--player",
+        choices=list(TRAINED_LEVELS),
+        default=plan.player,
+        help=f"the level judged (default {plan.player})",
+    )
+    it.add_argument("--judges", nargs="+", default=list(plan.judges), help="the bots each round meets")
+    it.add_argument(
+        "--variants",
+        nargs="+",
+        choices=list(VARIANT_NAMES),
+        default=list(plan.variants),
+        help="the variants judged",
+    )
+    it.add_argument(
+        "--frames",
+        type=_positive(int),
+        default=plan.frames,
+        help=f"frames per judge and variant (default {plan.frames})",
+    )
+    it.add_argument(
+        "--start", type=Path, default=None, help="the round-0 policy (.npz; default: the shipped one)"
+    )
+    it.add_argument("--seed", type=int, default=plan.seed, help=f"seed of every round (default {plan.seed})")
+
+
+def _iterate(args: argparse.Namespace) -> int:
+    from piramida.agents import check_bot
+    from piramida.evaluation.iteration import LOG, PICTURE, IterationPlan, iterate
+
+    try:
+        judges = tuple(check_bot(name) for name in args.judges)
+    except ValueError as error:
+        print(f"piramida expert iterate: --judges: {error}", file=sys.stderr)
+        return 2
+    if args.start is not None and not args.start.is_file():
+        print(f"piramida expert iterate: --start: no such file {args.start}", file=sys.stderr)
+        return 2
+    plan = IterationPlan(
+        rounds=args.rounds,
+        positions=args.positions,
+        finalists=args.finalists,
+        samples=args.samples,
+        tables=args.tables,
+        moves=args.moves,
+        epochs=args.epochs,
+        learning_rate=args.learning_rate,
+        player=args.player,
+        judges=judges,
+        variants=tuple(args.variants),
+        frames=args.frames,
+        start=str(args.start or ""),
+        seed=args.seed,
+    )
+    command = (
+        "piramida expert iterate " + " ".join(sys.argv[3:])
+        if len(sys.argv) > 2
+        else "piramida expert iterate"
+    )
+    with _bar() as bar:
+        tasks: dict[str, Any] = {}
+
+        def progress(what: str, done: int, total: int) -> None:
+            if what not in tasks:
+                tasks[what] = bar.add_task(what, total=total)
+            bar.update(tasks[what], completed=done)
+
+        log = iterate(plan, args.out, command, progress)
+    for entry in log["rounds"]:
+        rates = ", ".join(
+            f"{judge} {sum(by.values()) / len(by):.1%}" for judge, by in entry["win_rates"].items()
+        )
+        print(f"round {entry['round']}: mean win rate over the variants vs {rates}")
+    print(f"wrote {args.out / LOG} and {args.out / PICTURE}")
+    return 0
 
 
 def _bar() -> Progress:
@@ -118,6 +253,8 @@ def run(args: argparse.Namespace) -> int:
     from piramida.training import distill, expert
 
     try:
+        if args.step == "iterate":
+            return _iterate(args)
         if args.step == "record":
             plan = expert.RecordPlan(
                 positions=args.positions,
@@ -148,7 +285,7 @@ def run(args: argparse.Namespace) -> int:
         )
         if fit.match_every:
             command += f" --match-every {fit.match_every} --match-games {fit.match_games}"
-        made = {"command": command, "data": expert.summary(args.data), "machine": expert.machine()}
+        made = {"command": command, "data": expert.summary(args.data), "machine": provenance.machine()}
         with _bar() as bar:
             tasks: dict[str, Any] = {}
 

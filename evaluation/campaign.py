@@ -25,8 +25,8 @@ from rich.progress import (
 import piramida.physics  # noqa: F401 (float64 and the persistent compilation cache)
 from piramida.evaluation import results as res
 from piramida.evaluation import summary
-from piramida.evaluation.report import machine
 from piramida.evaluation.tournament import Meeting, Plan, play_meetings
+from piramida.physics.provenance import machine
 from piramida.rules import ids
 
 

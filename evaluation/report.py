@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import math
-import os
-import platform
 from typing import Any
 
-import jax
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
@@ -34,11 +31,6 @@ MATCH_HEADER = [
     "95 % CI",
     "shots/frame",
 ]
-
-
-def machine() -> str:
-    """The machine in one line: architecture, CPUs, JAX and its backend."""
-    return f"{platform.machine()}, {os.cpu_count()} CPUs, JAX {jax.__version__} on {jax.default_backend()}"
 
 
 def pct(x: float) -> str:

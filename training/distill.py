@@ -1,22 +1,28 @@
 """Learning from the search bot, part 2: a slot-scoring network fitted to its decisions.
 
-The data set (`training.expert`) holds positions, the search's stage-1 value of every
-menu slot and the slot it played. The network (`agents.scorer.SlotScorer`) is fitted to
-all three at once:
+The data set (`training.expert`) holds positions, the search's value of every menu slot
+(stage 1's; a guided search's finalists only) and the slot it played. The network
+(`agents.scorer.SlotScorer`) is fitted to all three at once:
 
 - cross-entropy of its softmax over the legal slots against the slot the search played,
-  blended with the search's whole ranking (a softmax of its stage-1 values);
+  blended with the search's whole ranking (a softmax of its stage-1 values). Where a
+  guided search struck only some slots, those slots share the mass the guiding network
+  gave them, by the same blend, and the others keep the network's own mass: the search
+  reorders what it checked and leaves the rest as it was;
 - the squared error of each legal slot's value head against the search's value of it (the
-  search's whole ranking, not only its choice: slots refused before the shot aside);
+  search's whole ranking, not only its choice: slots refused before the shot, and slots a
+  guided search did not strike, aside);
 - the squared error of the position value against the value of the search's choice.
 
 Chunks are split into training and validation by number (every `VALIDATION_EVERY`-th chunk
-is held out), so the two never share a frame. After each epoch the validation loss, the
-agreement with the search (the same slot) and the regret (the search's value of its own
-choice minus its value of the network's) go to TensorBoard, and the run is checkpointed
-atomically (parameters, optimizer state, epoch): an interrupted run resumes where it
-stopped and ends with the uninterrupted run's parameters. The best epoch's policy is
-written as `OUT/policy.npz` with its `.json` (`agents.scorer.save`).
+of the data sets, counted across them, is held out), so the two never share a frame. A
+run can start from a saved policy instead of fresh parameters (expert iteration's rounds).
+After each epoch the validation loss, the agreement with the search (the same slot) and
+the regret (the search's value of its own choice minus its value of the network's, where
+it valued the network's) go to TensorBoard, and the run is checkpointed atomically
+(parameters, optimizer state, epoch): an interrupted run resumes where it stopped and
+ends with the uninterrupted run's parameters. The best epoch's policy is written as
+`OUT/policy.npz` with its `.json` (`agents.scorer.save`).
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from stable_baselines3.common.logger import configure
 
 from piramida.agents import Agent, make_bot, scorer
 from piramida.agents.menu import Menu, shot_menu
-from piramida.agents.search import ILLEGAL
+from piramida.agents.search import ILLEGAL, UNSEARCHED
 from piramida.agents.slots import SlotView, observe_slots
 from piramida.agents.trained import trained_moves
 from piramida.envs import core
@@ -72,6 +78,7 @@ class DistillPlan:
         curves (0: no matches).
       match_games: frames per match (each side breaks in half of them).
       opponents: the bots of the matches (`agents.make_bot` names).
+      validation_every: every this many chunks, one is held out for validation.
 
     """
 
@@ -87,6 +94,7 @@ class DistillPlan:
     match_every: int = 0
     match_games: int = 64
     opponents: tuple[str, ...] = ("greedy", "search:strong")
+    validation_every: int = VALIDATION_EVERY
 
 
 @dataclass(frozen=True)
@@ -97,6 +105,7 @@ class Examples:
     values: np.ndarray
     slot: np.ndarray
     value: np.ndarray
+    prior: np.ndarray
 
     def __len__(self) -> int:
         return len(self.slot)
@@ -106,7 +115,9 @@ class Examples:
         return jax.tree_util.tree_map(lambda x: x[index], self)
 
 
-jax.tree_util.register_dataclass(Examples, data_fields=["view", "values", "slot", "value"], meta_fields=[])
+jax.tree_util.register_dataclass(
+    Examples, data_fields=["view", "values", "slot", "value", "prior"], meta_fields=[]
+)
 
 
 @functools.partial(jax.jit, static_argnames=("menu",))
@@ -125,14 +136,21 @@ def examples(arrays: dict[str, np.ndarray], menu: Menu) -> Examples:
         view = _views(states, jnp.asarray(arrays["magnitude"][index]), menu)
         parts.append(jax.tree_util.tree_map(np.asarray, view))
     view = jax.tree_util.tree_map(lambda *xs: np.concatenate(xs)[:count], *parts)
-    return Examples(view=view, values=arrays["values"], slot=arrays["slot"], value=arrays["value"])
+    prior = arrays.get(expert.PRIOR, np.zeros_like(arrays["values"]))  # the search bot's chunks: none
+    return Examples(
+        view=view, values=arrays["values"], slot=arrays["slot"], value=arrays["value"], prior=prior
+    )
 
 
-def load_examples(folder: Path, progress: Any = None) -> tuple[Examples, Examples, Menu]:
-    """(training, validation) examples of a data set folder (module docstring), and its menu."""
-    paths = expert.chunks(folder)
+def load_examples(
+    folders: Path | list[Path], progress: Any = None, validation_every: int = VALIDATION_EVERY
+) -> tuple[Examples, Examples, Menu]:
+    """(training, validation) examples of one or more data set folders (module docstring), and their menu."""
+    folders = [folders] if isinstance(folders, Path) else folders
+    paths = [path for folder in folders for path in expert.chunks(folder)]
     if not paths:
-        raise expert.ExpertDataError(f"{folder}: no data set chunks (chunk-*.npz) to learn from")
+        names = ", ".join(str(folder) for folder in folders)
+        raise expert.ExpertDataError(f"{names}: no data set chunks (chunk-*.npz) to learn from")
     train: list[Examples] = []
     held: list[Examples] = []
     menus = set()
@@ -142,11 +160,23 @@ def load_examples(folder: Path, progress: Any = None) -> tuple[Examples, Example
         if len(menus) > 1:
             raise expert.ExpertDataError(f"{path}: recorded with another menu than the chunks before it")
         part = examples(arrays, next(iter(menus)))
-        (held if number % VALIDATION_EVERY == VALIDATION_EVERY - 1 else train).append(part)
+        (held if number % validation_every == validation_every - 1 else train).append(part)
         if progress is not None:
             progress(number + 1, len(paths))
     join = lambda parts: jax.tree_util.tree_map(lambda *xs: np.concatenate(xs), *parts)  # noqa: E731
     return join(train), join(held or train[-1:]), menus.pop()
+
+
+def policy_target(batch: Examples, plan: DistillPlan) -> Any:
+    """(N, M) the cross-entropy's target (module docstring): the search's blend, the guide's elsewhere."""
+    known = batch.view.legal & (jnp.abs(batch.values) <= VALUE_CLIP)
+    ranking = jax.nn.softmax(jnp.where(known, batch.values / plan.temperature, -jnp.inf), axis=-1)
+    ranking = jnp.where(jnp.any(known, axis=-1, keepdims=True), ranking, 0.0)
+    choice = jax.nn.one_hot(batch.slot, batch.values.shape[-1])
+    searched = (1.0 - plan.ranking_weight) * choice + plan.ranking_weight * ranking
+    unsearched = batch.view.legal & (batch.values == UNSEARCHED)
+    kept = jnp.where(unsearched, batch.prior, 0.0)
+    return jnp.where(unsearched, kept, (1.0 - kept.sum(axis=-1, keepdims=True)) * searched)
 
 
 def losses(params: Any, batch: Examples, plan: DistillPlan) -> tuple[Any, dict[str, Any]]:
@@ -154,21 +184,21 @@ def losses(params: Any, batch: Examples, plan: DistillPlan) -> tuple[Any, dict[s
     logits, slot_values, value = scorer.score(params, plan.width, batch.view)
     log_p = jax.nn.log_softmax(logits, axis=-1)
     known = batch.view.legal & (jnp.abs(batch.values) <= VALUE_CLIP)
-    ranking = jax.nn.softmax(jnp.where(known, batch.values / plan.temperature, -jnp.inf), axis=-1)
-    ranking = jnp.where(jnp.any(known, axis=-1, keepdims=True), ranking, 0.0)
-    choice = jax.nn.one_hot(batch.slot, logits.shape[-1])
-    target = (1.0 - plan.ranking_weight) * choice + plan.ranking_weight * ranking
+    target = policy_target(batch, plan)
     cross_entropy = -jnp.mean(jnp.sum(target * jnp.where(batch.view.legal, log_p, 0.0), axis=-1))
     slot_error = jnp.sum(jnp.where(known, (slot_values - batch.values) ** 2, 0.0)) / jnp.maximum(
         known.sum(), 1
     )
     value_error = jnp.mean((value - batch.value) ** 2)
     total = cross_entropy + plan.slot_value_weight * slot_error + plan.value_weight * value_error
-    searched = jnp.take_along_axis(batch.values, batch.slot[:, None], axis=1)[:, 0]
+    chosen = jnp.take_along_axis(batch.values, batch.slot[:, None], axis=1)[:, 0]
 
     def regret(scores: Any) -> Any:
+        """The mean regret over the positions where the search valued the slot picked."""
         picked = jnp.take_along_axis(batch.values, jnp.argmax(scores, axis=-1)[:, None], axis=1)[:, 0]
-        return jnp.mean(jnp.clip(searched - jnp.maximum(picked, ILLEGAL), 0.0, 2.0 * VALUE_CLIP))
+        valued = picked != UNSEARCHED
+        regrets = jnp.clip(chosen - jnp.maximum(picked, ILLEGAL), 0.0, 2.0 * VALUE_CLIP)
+        return jnp.sum(jnp.where(valued, regrets, 0.0)) / jnp.maximum(valued.sum(), 1)
 
     parts = {
         "loss": total,
@@ -215,22 +245,43 @@ def _filled(template: Any, arrays: dict[str, np.ndarray], path: Path) -> Any:
     return jax.tree_util.tree_unflatten(structure, out)
 
 
+def _started(template: Any, path: Path, plan: DistillPlan, menu: Menu) -> Any:
+    """A saved policy's parameters to start from; ExpertDataError names what differs from the run."""
+    params, meta = scorer.load(path)
+    if int(meta["width"]) != plan.width or tuple(meta["menu"]) != astuple(menu):
+        raise expert.ExpertDataError(
+            f"{path}: width {meta['width']} and menu {list(meta['menu'])}; the run needs width "
+            f"{plan.width} and the data's menu {list(astuple(menu))}"
+        )
+    if str(jax.tree_util.tree_structure(params)) != str(jax.tree_util.tree_structure(template)):
+        raise expert.ExpertDataError(f"{path}: not a policy of this network")
+    return params
+
+
 def distill(
-    plan: DistillPlan, data: Path, out: Path, made: dict[str, Any] | None = None, progress: Any = None
+    plan: DistillPlan,
+    data: Path | list[Path],
+    out: Path,
+    made: dict[str, Any] | None = None,
+    progress: Any = None,
+    start: Path | None = None,
 ) -> dict[str, float]:
-    """Fit a network to the data set in `data`, into `out` (module docstring); the best epoch's metrics.
+    """Fit a network to the data sets in `data`, into `out` (module docstring); the best epoch's metrics.
 
     `made` goes into the policy's metadata (how it was made); `progress(what, done, total)`
-    is told of the feature computation and the epochs.
+    is told of the feature computation and the epochs. `start`: a saved policy to start
+    from (its width and menu must be the plan's and the data's).
     """
     started = time.perf_counter()
     train, held, menu = load_examples(
-        data, None if progress is None else lambda d, t: progress("features", d, t)
+        data, None if progress is None else lambda d, t: progress("features", d, t), plan.validation_every
     )
     steps_per_epoch = max(len(train) // plan.batch, 1)
     optimizer = _optimizer(plan, plan.epochs * steps_per_epoch)
     key = jax.random.PRNGKey(plan.seed)
     params = scorer.init_params(plan.width, train.values.shape[1], key)
+    if start is not None:
+        params = _started(params, start, plan, menu)
     run = {
         "params": params,
         "opt": optimizer.init(params),

@@ -26,12 +26,12 @@ from piramida.agents.search import best_decisions
 from piramida.agents.slots import SlotView
 from piramida.agents.trained import SHIPPED, VALUE_CONFIG, trained_moves
 from piramida.envs import actions as act
+from piramida.physics import provenance
 from piramida.physics.params import PYRAMID_PARAMS, Models
 from piramida.physics.table import preset
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.training.config import ConfigError, TrainConfig
-from piramida.training.expert import machine
 from piramida.training.networks import MASKED
 from piramida.training.prior import NEUTRAL
 
@@ -141,6 +141,6 @@ def export(path: Path, params: Any, config: TrainConfig, steps: int, seconds: fl
         "menu": list(astuple(act.MENU)),
         "steps": steps,
         "hours": round(seconds / 3600.0, 3),
-        "made": {"trainer": "jax-ppo", "config": config.to_json(), "machine": machine()},
+        "made": {"trainer": "jax-ppo", "config": config.to_json(), "machine": provenance.machine()},
     }
     scorer.save(path, params, meta)

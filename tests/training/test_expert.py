@@ -1,7 +1,8 @@
-"""Expert iteration: recording the search bot's decisions, and a network fitted to them.
+"""Expert iteration: recording the search bot's decisions, a network fitted to them, and rounds of both.
 
 One small data set (8 frames, 4 moves, the `easy` search) is recorded once for the module;
-the fits run on it for a few epochs with batches of 8.
+the fits run on it for a few epochs with batches of 8. A small network fitted to it then
+guides the search for a second data set, and for the rounds of `evaluation.iteration`.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import pytest
 
 from piramida.agents import scorer
 from piramida.agents.menu import Menu
+from piramida.agents.search import ILLEGAL, UNSEARCHED
 from piramida.cli.main import main
-from piramida.evaluation import curves
+from piramida.evaluation import curves, iteration
 from piramida.training import distill, expert
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("search-bot")]
@@ -101,3 +103,144 @@ def test_the_command_refuses_a_folder_without_chunks(
     (tmp_path / "chunk-00000.npz").write_bytes(b"not an npz")
     status = main(["expert", "distill", "--data", str(tmp_path), "--out", str(tmp_path / "run")])
     assert status == 2 and "chunk-00000.npz" in capsys.readouterr().err
+
+
+# Expert iteration: the search guided by a small network fitted to the data above.
+GUIDED = {"finalists": 6, "samples": 3}  # 6 finalists of the 18 slots, 3 strikes each
+
+
+@pytest.fixture(scope="module")
+def guide(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("guide")
+    distill.distill(replace(FIT, epochs=2), data, folder)
+    return folder / "policy.npz"
+
+
+def guided_plan(guide: Path) -> expert.RecordPlan:
+    return replace(PLAN, policy=str(guide), rivals=("greedy", f"{guide}:policy"), **GUIDED)
+
+
+@pytest.fixture(scope="module")
+def guided(guide: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("guided")
+    expert.record(guided_plan(guide), folder)
+    return folder
+
+
+def test_a_guided_chunk_values_the_networks_explored_finalists_only(guide: Path, guided: Path) -> None:
+    arrays = expert.read_chunk(expert.chunks(guided)[0])
+    values, slot = arrays["values"], arrays["slot"]
+    rows = np.arange(len(slot))
+    struck = (values != UNSEARCHED) & (values != 2.0 * ILLEGAL)
+    assert np.all(struck.sum(axis=1) >= 1) and np.all(struck.sum(axis=1) <= 6)
+    assert np.any(values == UNSEARCHED)  # the network ranked some legal slots out
+    # The slot played is the best finalist, and its mean is the position's value.
+    assert np.all(struck[rows, slot])
+    np.testing.assert_array_equal(values[rows, slot], arrays["value"])
+    np.testing.assert_array_equal(arrays["value"], np.where(struck, values, -np.inf).max(axis=1))
+    # The finalists are drawn from the network's softmax: not always its best six.
+    params, meta = scorer.load(guide)
+    view = distill.examples(arrays, expert.menu_of(arrays, guided)).view
+    logits = np.asarray(scorer.score(params, int(meta["width"]), view)[0])
+    legal = np.asarray(view.legal)
+    assert np.all(legal[struck])
+    best = np.argsort(-logits, axis=1)[:, :6]
+    top = np.zeros_like(struck)
+    top[rows[:, None], best] = True
+    assert np.any((struck != (top & legal)).any(axis=1))
+    again = expert.record_chunk(guided_plan(guide), 0)
+    for name, value in arrays.items():
+        np.testing.assert_array_equal(value, again[name], err_msg=name)
+
+
+def test_a_guided_search_strikes_at_least_one_finalist(guide: Path) -> None:
+    with pytest.raises(ValueError, match="at least one finalist"):
+        expert.record_chunk(replace(guided_plan(guide), finalists=0), 0)
+
+
+def test_the_regret_counts_only_the_slots_the_search_valued(guided: Path, guide: Path) -> None:
+    train, _, _ = distill.load_examples(guided)
+    rows = np.arange(len(train))
+    only_choice = np.full_like(train.values, UNSEARCHED)
+    only_choice[rows, train.slot] = train.values[rows, train.slot]
+    params, meta = scorer.load(guide)
+    plan = replace(FIT, width=int(meta["width"]))
+    parts = distill.losses(params, replace(train, values=only_choice), plan)[1]
+    assert float(parts["agreement"]) < 1.0  # the network disagrees somewhere: those picks are unvalued
+    assert float(parts["regret"]) == 0.0
+
+
+def test_a_fit_starts_from_a_saved_policy_on_several_data_sets(
+    data: Path, guided: Path, guide: Path, tmp_path: Path
+) -> None:
+    train, held, _ = distill.load_examples([data, guided], validation_every=2)
+    counts = [len(expert.read_chunk(path)["slot"]) for path in expert.chunks(data) + expert.chunks(guided)]
+    assert len(train) + len(held) == sum(counts) and len(held) == counts[1]
+    still = replace(FIT, epochs=1, learning_rate=1e-12, validation_every=2)
+    distill.distill(still, [data, guided], tmp_path / "from-guide", start=guide)
+    started, _ = scorer.load(guide)
+    fitted, _ = scorer.load(tmp_path / "from-guide" / "policy.npz")
+    for a, b in zip(jax.tree_util.tree_leaves(started), jax.tree_util.tree_leaves(fitted), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-6)
+    with pytest.raises(expert.ExpertDataError, match="width 32"):
+        distill.distill(replace(still, width=64), data, tmp_path / "wide", start=guide)
+
+
+def test_expert_iteration_logs_each_round_and_resumes(guide: Path, tmp_path: Path) -> None:
+    plan = iteration.IterationPlan(
+        rounds=1,
+        positions=1,
+        **GUIDED,
+        tables=PLAN.tables,
+        moves=PLAN.moves,
+        epochs=1,
+        batch=FIT.batch,
+        player="policy",
+        judges=("greedy",),
+        variants=("free",),
+        frames=2,
+        start=str(guide),
+    )
+    log = iteration.iterate(plan, tmp_path, "test")
+    assert [entry["round"] for entry in log["rounds"]] == [0, 1]
+    assert log["rounds"][0]["policy"] == str(guide)
+    assert log["rounds"][1]["positions"] >= PLAN.tables
+    for entry in log["rounds"]:
+        assert set(entry["win_rates"]) == {"greedy"} and 0.0 <= entry["win_rates"]["greedy"]["free"] <= 1.0
+    assert (tmp_path / "round-1" / "policy" / "policy.npz").is_file() and (tmp_path / "rounds.png").is_file()
+    chunk = expert.chunks(tmp_path / "round-1" / "data")[0]
+    recorded = chunk.stat().st_mtime_ns
+    assert iteration.iterate(plan, tmp_path, "test")["rounds"] == log["rounds"]
+    assert chunk.stat().st_mtime_ns == recorded  # resumed: nothing recorded again
+    with pytest.raises(expert.ExpertDataError, match="another plan"):
+        iteration.iterate(replace(plan, frames=4), tmp_path, "test")
+
+
+def test_the_iterate_command_refuses_an_unknown_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["expert", "iterate", "--out", str(tmp_path), "--judges", "nobody"])
+    assert status == 2 and "--judges" in capsys.readouterr().err
+
+
+def test_the_target_keeps_the_guides_mass_on_the_slots_the_search_did_not_strike(
+    data: Path, guided: Path
+) -> None:
+    searched, _, _ = distill.load_examples(data)
+    np.testing.assert_array_equal(searched.prior, 0.0)  # the search bot's chunks carry no guide
+    plain = np.asarray(distill.policy_target(searched, FIT))
+    choice = np.eye(searched.values.shape[1])[searched.slot]
+    assert np.all(plain >= (1.0 - FIT.ranking_weight) * choice - 1e-7)
+    np.testing.assert_allclose(plain.sum(axis=1), 1.0, rtol=1e-6)
+    train, _, _ = distill.load_examples(guided)
+    target = np.asarray(distill.policy_target(train, FIT))
+    unsearched = np.asarray(train.view.legal) & (train.values == UNSEARCHED)
+    np.testing.assert_allclose(target.sum(axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_array_equal(target[unsearched], train.prior[unsearched])
+    struck = (train.values != UNSEARCHED) & (train.values != 2.0 * ILLEGAL)
+    # The struck slots share the guide's mass on them, the search's choice the most.
+    np.testing.assert_allclose(
+        np.where(struck, target, 0.0).sum(axis=1), np.where(struck, train.prior, 0.0).sum(axis=1), rtol=1e-4
+    )
+    rows = np.arange(len(train))
+    assert np.all(target[rows, train.slot] >= np.where(struck, target, 0.0).max(axis=1) - 1e-7)
