@@ -7,7 +7,7 @@ it plays the best legal slot as it stands: a move costs a menu and a forward pas
 best-scored slots to the search's stage 2 (`search.finalist_values`): each is struck 3
 or 8 times under the execution noise with the kernel, and the best mean value wins. That is the search bot
 with the network ranking its menu instead of stage 1's simulation of every slot, so the
-simulations go to a few good candidates; `quick` decides within 5 ms on a 2-core CPU
+simulations go to a few good candidates; `quick` decides in about 5 ms on a 2-core CPU
 (`benchmarks/trained_decision.py`), `checked` is stronger and slower. Decisions (G6,
 G12.2, DYN-7, the penalty and exchange balls) are the search's at every level: the
 closed-form value of each allowed choice, no simulation.

@@ -64,7 +64,7 @@ class IterationPlan:
     positions: int = 8_000
     finalists: int = 12
     samples: int = 24
-    tables: int = 128
+    tables: int = 64
     moves: int = 32
     epochs: int = 6
     learning_rate: float = 3e-4
@@ -148,15 +148,22 @@ def _read_log(path: Path) -> dict[str, Any]:
     return log
 
 
+def _but_rounds(plan: Any) -> Any:
+    """A logged plan without its number of rounds (which a run may raise to go on)."""
+    return {k: v for k, v in plan.items() if k != "rounds"} if isinstance(plan, dict) else plan
+
+
 def iterate(plan: IterationPlan, out: Path, command: str, progress: Any = None) -> dict[str, Any]:
     """Run (or resume) the rounds of the module docstring into `out`; the log (`rounds.json`).
 
     `progress(what, done, total)` is told of each recording and fit. A folder holding
-    another plan's rounds is refused (ExpertDataError names the file).
+    another plan's rounds is refused (ExpertDataError names the file); a plan that differs
+    only in `rounds` goes on from the last round logged, so a flat curve can be told from
+    a rising one by asking for more rounds.
     """
     out.mkdir(parents=True, exist_ok=True)
     log = _read_log(out / LOG)
-    if log and log.get("plan") != jsontext.loads(jsontext.dumps(asdict(plan))):
+    if log and _but_rounds(log.get("plan")) != _but_rounds(jsontext.loads(jsontext.dumps(asdict(plan)))):
         raise expert.ExpertDataError(f"{out / LOG}: the rounds of another plan; use a new folder")
     rounds: list[dict[str, Any]] = list(log.get("rounds", []))
     width = int(scorer.load(policy_of(plan, out, 0))[1]["width"])
@@ -200,14 +207,26 @@ def iterate(plan: IterationPlan, out: Path, command: str, progress: Any = None) 
 
 
 def draw(log: dict[str, Any], path: Path) -> Path:
-    """The win rate of each round's network against each judge, a line per variant."""
+    """Each round's win rate against each judge: a line per variant and their mean (bold)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     judges = list(log["plan"]["judges"])
-    runs: dict[str, curves.Scalars] = {}
-    for entry in log["rounds"]:
-        for judge, by_variant in entry["win_rates"].items():
-            for variant, rate in by_variant.items():
-                runs.setdefault(variant, {}).setdefault(f"win_rate_{judge}", []).append(
-                    (entry["round"], rate)
-                )
-    panels = tuple((f"win_rate_{judge}", f"win rate vs {judge}") for judge in judges)
-    return curves.plot(runs, path, panels, x_label="expert-iteration round")
+    frames = log["plan"]["frames"]
+    rounds = sorted(log["rounds"], key=lambda entry: entry["round"])
+    numbers = [entry["round"] for entry in rounds]
+    fig, axes = plt.subplots(1, len(judges), figsize=(3.6 * len(judges), 3.0), dpi=110, squeeze=False)
+    for ax, judge in zip(axes[0], judges, strict=True):
+        rates = {v: [entry["win_rates"][judge][v] for entry in rounds] for v in log["plan"]["variants"]}
+        for variant, line in rates.items():
+            ax.plot(numbers, line, lw=1.0, alpha=0.7, marker=".", label=variant)
+        mean = [sum(column) / len(column) for column in zip(*rates.values(), strict=True)]
+        ax.plot(numbers, mean, lw=2.4, color="black", marker="o", label="mean")
+        ax.set_xticks(numbers)
+        curves.finish_panel(
+            ax, "win_rate", f"vs {judge} ({frames} frames a variant)", "expert-iteration round"
+        )
+    curves.save_panels(fig, axes, path)
+    return path

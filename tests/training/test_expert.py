@@ -214,6 +214,10 @@ def test_expert_iteration_logs_each_round_and_resumes(guide: Path, tmp_path: Pat
     assert chunk.stat().st_mtime_ns == recorded  # resumed: nothing recorded again
     with pytest.raises(expert.ExpertDataError, match="another plan"):
         iteration.iterate(replace(plan, frames=4), tmp_path, "test")
+    # More rounds of the same plan go on from the last one (the rounds logged stay as they were).
+    longer = iteration.iterate(replace(plan, rounds=2), tmp_path, "test")
+    assert longer["rounds"][:2] == log["rounds"] and longer["rounds"][2]["round"] == 2
+    assert longer["plan"]["rounds"] == 2
 
 
 def test_the_iterate_command_refuses_an_unknown_judge(
