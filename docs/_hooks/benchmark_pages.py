@@ -217,6 +217,27 @@ CATALOGUE: dict[str, Source] = {
         "benchmarks/seed_curves.py",
         {"seeds": ("run", "wins", "losses", "win_rate", "win_rate_ci95")},
     ),
+    "expert_iteration.json": Source(
+        "strength",
+        "Expert iteration's rounds",
+        "Each round's network (round 0: the shipped one) at the trained bot's `quick` level, "
+        "against `greedy` and `search:strong` in each variant at `pro` (50 frames a cell); "
+        "positions recorded by the network-guided search, and the hours of each round "
+        "(`docs/expert_iteration.png` draws them).",
+        "piramida expert iterate --out runs/iterate --rounds 6",
+        {
+            "rounds": (
+                "round",
+                "positions",
+                "fit_hours",
+                *(
+                    f"win_rates.{judge}.{variant}"
+                    for judge in ("greedy", "search:strong")
+                    for variant in ("free", "combined", "dynamic", "classic")
+                ),
+            )
+        },
+    ),
     "protocols.json": Source(
         "strength",
         "Fixed-budget protocols",
