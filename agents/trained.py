@@ -30,7 +30,7 @@ from jax import Array
 
 from piramida.agents import search
 from piramida.agents.greedy import safety_move
-from piramida.agents.menu import Menu, hand_places, moves_at, shot_menu
+from piramida.agents.menu import Family, Menu, hand_places, moves_at, shot_menu
 from piramida.agents.scorer import NEG, load, score
 from piramida.agents.search import Analysis, SearchConfig, best_decisions, finalist_values
 from piramida.agents.slots import observe_slots
@@ -52,6 +52,17 @@ LEVELS: dict[str, tuple[int, int]] = {"policy": (0, 1), "quick": (6, 3), "checke
 DEFAULT_LEVEL = "quick"
 
 
+def _scored_menu(
+    params: Any, states: st.GameState, magnitude: Any, width: int, menu: Menu
+) -> tuple[Family, Any]:
+    """The shot menu of (B,) states and the network's logits (B, M) of its slots."""
+    family = shot_menu(states, menu, dims=st.DEFAULT_DIMS, table=preset())
+    logits, _, _ = score(
+        params, width, observe_slots(states, family, magnitude, menu, st.DEFAULT_DIMS, preset())
+    )
+    return family, logits
+
+
 def network_search(
     params: Any,
     states: st.GameState,
@@ -70,10 +81,7 @@ def network_search(
     softmax without replacement (Gumbel top-k) instead: the data of expert iteration
     (`training.expert`) then values slots the network underrates.
     """
-    dims, table = st.DEFAULT_DIMS, preset()
-    family = shot_menu(states, menu, dims=dims, table=table)
-    view = observe_slots(states, family, magnitude, menu, dims, table)
-    logits, _, _ = score(params, width, view)
+    family, logits = _scored_menu(params, states, magnitude, width, menu)
     ranked = logits
     if explore is not None:
         gumbel = jax.vmap(lambda k: jax.random.gumbel(k, logits.shape[1:], logits.dtype))(explore)
@@ -81,7 +89,16 @@ def network_search(
     _, top = jax.lax.top_k(ranked, lookahead.finalists)
     legal = jnp.take_along_axis(logits, top, axis=1) > NEG  # fewer legal slots than finalists
     means = finalist_values(
-        states, family.moves, top, keys, magnitude, lookahead, dims, table, PYRAMID_PARAMS, Models()
+        states,
+        family.moves,
+        top,
+        keys,
+        magnitude,
+        lookahead,
+        st.DEFAULT_DIMS,
+        preset(),
+        PYRAMID_PARAMS,
+        Models(),
     )
     means = jnp.where(legal, means, 2.0 * search.ILLEGAL)
     slot = jnp.take_along_axis(top, jnp.argmax(means, axis=1)[:, None], axis=1)[:, 0]
@@ -105,10 +122,9 @@ def _shots(
 
     The best-scored slot, or with a `lookahead` the best of its finalists (`network_search`).
     """
-    dims, table = st.DEFAULT_DIMS, preset()
+    dims = st.DEFAULT_DIMS
     if lookahead is None:
-        family = shot_menu(states, menu, dims=dims, table=table)
-        logits, _, _ = score(params, width, observe_slots(states, family, magnitude, menu, dims, table))
+        family, logits = _scored_menu(params, states, magnitude, width, menu)
         slot = jnp.argmax(logits, axis=-1)
     else:
         found = network_search(params, states, keys, magnitude, width, menu, lookahead)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -108,6 +109,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _iterate_arguments(steps)
 
 
+# `iterate`'s numeric options: (IterationPlan field, type, help); each flag is the field's name.
+ITERATE_NUMBERS = (
+    ("rounds", int, "rounds after round 0"),
+    ("positions", int, "positions per round"),
+    ("finalists", int, "the network's slots the guided search strikes"),
+    ("samples", int, "strikes of each finalist"),
+    ("tables", int, "frames recorded side by side"),
+    ("moves", int, "moves per chunk"),
+    ("epochs", int, "epochs of each refit"),
+    ("learning_rate", float, "peak Adam rate"),
+    ("frames", int, "frames per judge and variant"),
+)
+
+
+def _flag(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
 def _iterate_arguments(steps: Any) -> None:
     from piramida.agents.trained import LEVELS as TRAINED_LEVELS
     from piramida.evaluation.iteration import IterationPlan
@@ -116,51 +135,11 @@ def _iterate_arguments(steps: Any) -> None:
     plan = IterationPlan()
     it = steps.add_parser("iterate", help="rounds of data from the network-guided search and refits, judged")
     it.add_argument("--out", required=True, type=Path, help="the rounds' folder (resumed if it holds rounds)")
-    it.add_argument(
-        "--rounds",
-        type=_positive(int),
-        default=plan.rounds,
-        help=f"rounds after round 0 (default {plan.rounds})",
-    )
-    it.add_argument(
-        "--positions",
-        type=_positive(int),
-        default=plan.positions,
-        help=f"positions per round (default {plan.positions})",
-    )
-    it.add_argument(
-        "--finalists",
-        type=_positive(int),
-        default=plan.finalists,
-        help=f"the network's slots the guided search strikes (default {plan.finalists})",
-    )
-    it.add_argument(
-        "--samples",
-        type=_positive(int),
-        default=plan.samples,
-        help=f"strikes of each finalist (default {plan.samples})",
-    )
-    it.add_argument(
-        "--tables",
-        type=_positive(int),
-        default=plan.tables,
-        help=f"frames recorded side by side (default {plan.tables})",
-    )
-    it.add_argument(
-        "--moves", type=_positive(int), default=plan.moves, help=f"moves per chunk (default {plan.moves})"
-    )
-    it.add_argument(
-        "--epochs",
-        type=_positive(int),
-        default=plan.epochs,
-        help=f"epochs of each refit (default {plan.epochs})",
-    )
-    it.add_argument(
-        "--learning-rate",
-        type=_positive(float),
-        default=plan.learning_rate,
-        help=f"peak Adam rate (default {plan.learning_rate})",
-    )
+    for field, kind, text in ITERATE_NUMBERS:
+        default = getattr(plan, field)
+        it.add_argument(
+            _flag(field), type=_positive(kind), default=default, help=f"{text} (default {default})"
+        )
     it.add_argument(
         "--player",
         choices=list(TRAINED_LEVELS),
@@ -174,12 +153,6 @@ def _iterate_arguments(steps: Any) -> None:
         choices=list(VARIANT_NAMES),
         default=list(plan.variants),
         help="the variants judged",
-    )
-    it.add_argument(
-        "--frames",
-        type=_positive(int),
-        default=plan.frames,
-        help=f"frames per judge and variant (default {plan.frames})",
     )
     it.add_argument(
         "--start", type=Path, default=None, help="the round-0 policy (.npz; default: the shipped one)"
@@ -200,35 +173,21 @@ def _iterate(args: argparse.Namespace) -> int:
         print(f"piramida expert iterate: --start: no such file {args.start}", file=sys.stderr)
         return 2
     plan = IterationPlan(
-        rounds=args.rounds,
-        positions=args.positions,
-        finalists=args.finalists,
-        samples=args.samples,
-        tables=args.tables,
-        moves=args.moves,
-        epochs=args.epochs,
-        learning_rate=args.learning_rate,
+        **{field: getattr(args, field) for field, _, _ in ITERATE_NUMBERS},
         player=args.player,
         judges=judges,
         variants=tuple(args.variants),
-        frames=args.frames,
         start=str(args.start or ""),
         seed=args.seed,
     )
-    command = (
-        "piramida expert iterate " + " ".join(sys.argv[3:])
-        if len(sys.argv) > 2
-        else "piramida expert iterate"
+    numbers = [word for field, _, _ in ITERATE_NUMBERS for word in (_flag(field), str(getattr(plan, field)))]
+    command = shlex.join(
+        ["piramida", "expert", "iterate", "--out", str(args.out), *numbers, "--player", plan.player]
+        + ["--judges", *plan.judges, "--variants", *plan.variants, "--seed", str(plan.seed)]
+        + (["--start", plan.start] if plan.start else [])
     )
     with _bar() as bar:
-        tasks: dict[str, Any] = {}
-
-        def progress(what: str, done: int, total: int) -> None:
-            if what not in tasks:
-                tasks[what] = bar.add_task(what, total=total)
-            bar.update(tasks[what], completed=done)
-
-        log = iterate(plan, args.out, command, progress)
+        log = iterate(plan, args.out, command, _tasks(bar))
     for entry in log["rounds"]:
         rates = ", ".join(
             f"{judge} {sum(by.values()) / len(by):.1%}" for judge, by in entry["win_rates"].items()
@@ -236,6 +195,18 @@ def _iterate(args: argparse.Namespace) -> int:
         print(f"round {entry['round']}: mean win rate over the variants vs {rates}")
     print(f"wrote {args.out / LOG} and {args.out / PICTURE}")
     return 0
+
+
+def _tasks(bar: Progress) -> Any:
+    """A `progress(what, done, total)` that shows each `what` as a bar of its own."""
+    tasks: dict[str, Any] = {}
+
+    def progress(what: str, done: int, total: int) -> None:
+        if what not in tasks:
+            tasks[what] = bar.add_task(what, total=total)
+        bar.update(tasks[what], completed=done)
+
+    return progress
 
 
 def _bar() -> Progress:
@@ -287,14 +258,7 @@ def run(args: argparse.Namespace) -> int:
             command += f" --match-every {fit.match_every} --match-games {fit.match_games}"
         made = {"command": command, "data": expert.summary(args.data), "machine": provenance.machine()}
         with _bar() as bar:
-            tasks: dict[str, Any] = {}
-
-            def progress(what: str, done: int, total: int) -> None:
-                if what not in tasks:
-                    tasks[what] = bar.add_task(what, total=total)
-                bar.update(tasks[what], completed=done)
-
-            metrics = distill.distill(fit, args.data, args.out, made, progress)
+            metrics = distill.distill(fit, args.data, args.out, made, _tasks(bar))
         hours = (time.perf_counter() - started) / 3600.0
         print(
             f"{args.out / 'policy.npz'}: agreement with the search {metrics['validation/agreement']:.1%}, "

@@ -12,10 +12,10 @@ then:
 3. judges it: `frames` frames in each variant against each judge, at `pro` noise, the
    network playing at its `player` level (`piramida eval`'s files in `round-K/eval`).
 
-`OUT/rounds.json` logs every round (positions, hours, the fit's metrics, the win rates by
-judge and variant) and `OUT/rounds.png` draws them. Every stage resumes where an
-interrupted run stopped (the chunks, the fit's checkpoint, a round's judged results),
-and a round is a function of the plan and the round before it.
+`OUT/rounds.json` logs every round (positions, the recording's hours and the round's,
+the fit's metrics, the win rates by judge and variant) and `OUT/rounds.png` draws them.
+Every stage resumes where an interrupted run stopped (the chunks, the fit's checkpoint,
+a round's judged results), and a round is a function of the plan and the round before it.
 """
 
 from __future__ import annotations
@@ -197,7 +197,7 @@ def iterate(plan: IterationPlan, out: Path, command: str, progress: Any = None) 
             entry["fit"] = {
                 name: round(value, 4) for name, value in metrics.items() if name.startswith("validation/")
             }
-            entry["fit_hours"] = round((time.perf_counter() - started) / 3600.0, 3)
+            entry["hours"] = round((time.perf_counter() - started) / 3600.0, 3)  # recording and fit
         entry["win_rates"] = judged(plan, policy, folder, command)
         rounds.append(entry)
         log = stamped({"format": FORMAT, "plan": asdict(plan), "command": command, "rounds": rounds})

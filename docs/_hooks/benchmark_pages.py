@@ -222,14 +222,16 @@ CATALOGUE: dict[str, Source] = {
         "Expert iteration's rounds",
         "Each round's network (round 0: the shipped one) at the trained bot's `quick` level, "
         "against `greedy` and `search:strong` in each variant at `pro` (50 frames a cell); "
-        "positions recorded by the network-guided search, and the hours of each round "
+        "positions recorded by the network-guided search, the hours of the recording and of the whole "
+        "round (recording and fit) "
         "(`docs/expert_iteration.png` draws them).",
         "piramida expert iterate --out runs/iterate --rounds 6",
         {
             "rounds": (
                 "round",
                 "positions",
-                "fit_hours",
+                "record_hours",
+                "hours",
                 *(
                     f"win_rates.{judge}.{variant}"
                     for judge in ("greedy", "search:strong")

@@ -248,3 +248,24 @@ def test_the_target_keeps_the_guides_mass_on_the_slots_the_search_did_not_strike
     )
     rows = np.arange(len(train))
     assert np.all(target[rows, train.slot] >= np.where(struck, target, 0.0).max(axis=1) - 1e-7)
+
+
+def test_the_iterate_command_passes_its_flags_to_the_plan_and_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen: dict[str, object] = {}
+
+    def fake(plan: iteration.IterationPlan, out: Path, command: str, progress: object) -> dict[str, object]:
+        seen.update(plan=plan, out=out, command=command)
+        return {"rounds": [{"round": 0, "win_rates": {"greedy": {"free": 0.5}}}]}
+
+    monkeypatch.setattr(iteration, "iterate", fake)
+    flags = ["--rounds", "2", "--learning-rate", "0.002", "--judges", "greedy", "--variants", "free"]
+    assert main(["expert", "iterate", "--out", str(tmp_path), *flags]) == 0
+    plan = seen["plan"]
+    assert isinstance(plan, iteration.IterationPlan)
+    assert (plan.rounds, plan.learning_rate, plan.judges, plan.variants) == (2, 0.002, ("greedy",), ("free",))
+    assert plan.positions == iteration.IterationPlan().positions
+    command = str(seen["command"])
+    assert "--rounds 2" in command and "--learning-rate 0.002" in command and f"--out {tmp_path}" in command
+    assert "round 0: mean win rate over the variants vs greedy 50.0%" in capsys.readouterr().out
