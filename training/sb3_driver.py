@@ -31,13 +31,14 @@ from piramida.training.league import League
 def env_state(env: Any) -> dict[str, Any]:
     """The vector env's games, JAX keys, move counters, reset generator and episodes so far (numpy)."""
     engine = env.venv.core
+    returns, lengths = env.episodes_so_far()
     return {
         "states": checkpoint.flat_arrays(engine.states),
         "keys": np.asarray(engine.keys),
         "learner_moves": engine.learner_moves.copy(),
         "np_random": env.venv.np_random.bit_generator.state,
-        "episode_returns": env.episodes_so_far()[0],
-        "episode_lengths": env.episodes_so_far()[1],
+        "episode_returns": returns,
+        "episode_lengths": lengths,
     }
 
 
