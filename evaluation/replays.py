@@ -1,12 +1,13 @@
 """Whole frames of an evaluation kept as match records (`rules.match`) and drawn as animated GIFs.
 
 `Recorder` rides along `arena.head_to_head` (its `on_play` hook): after every batched move it
-copies the chosen tables' state, move and kernel result to the host. Afterwards each table
-becomes a `rules.match.MatchRecord`, one entry per move the referee accepted: a shot is
-re-adjudicated on its own (`adjudicate_one`, which also gives the rule ids), a decision is
-re-applied (`decide_one`). A refused shot or an invalid decision leaves the state as it
-was (`rules.game.play`), so it is left out and the chain of states stays whole; `replay`
-then checks the record against the arena's own states.
+copies the chosen tables' states before and after, the move and its outcome (with the
+shot's event log) to the host. Afterwards each table becomes a `rules.match.MatchRecord`,
+one entry per move the referee accepted, as `rules.game.play` ruled it: a shot's verdict
+is worded with its rule ids (`referee.explained`), a decision is recorded with the state
+it led to. A refused shot or an invalid decision leaves the state as it was, so it is
+left out and the chain of states stays whole; `replay` then checks the record against
+the arena's own states.
 
 A Classic shot's call is written as the entry's top-level `call` (as in a `piramida
 referee` request), and the entry's `state` is the state before the call was made, so
@@ -24,10 +25,10 @@ import numpy as np
 
 from piramida.rules import codec, ids
 from piramida.rules import state as st
-from piramida.rules.decisions import Decision, decide_one
+from piramida.rules.decisions import Decision
 from piramida.rules.game import Move, Outcome
 from piramida.rules.match import MatchRecord
-from piramida.rules.referee import adjudicate_one, record_of
+from piramida.rules.referee import explained, record_of
 
 
 @dataclass
@@ -36,6 +37,7 @@ class Step:
 
     before: st.GameState
     move: Move
+    after: st.GameState
     outcome: Outcome
 
 
@@ -48,12 +50,11 @@ class Recorder:
 
     def __call__(self, before: st.GameState, moves: Move, after: st.GameState, outcome: Outcome) -> None:
         """Keep the moves made on the recorded tables that were still being played."""
-        del after  # the next step's `before`; the last state follows from the last move
         live = [t for t in self.tables if np.asarray(before.phase)[t] != st.OVER]
         if not live:
             return
         rows = np.asarray(live)
-        host = jax.tree_util.tree_map(lambda x: np.asarray(x)[rows], (before, moves, outcome))
+        host = jax.tree_util.tree_map(lambda x: np.asarray(x)[rows], (before, moves, after, outcome))
         for k, t in enumerate(live):
             one = jax.tree_util.tree_map(lambda x, k=k: x[k], host)
             self.steps.setdefault(t, []).append(Step(*one))
@@ -76,8 +77,7 @@ def add_step(record: MatchRecord, step: Step, dims: st.Dims) -> None:
         if int(outcome.decision_invalid) != 0:
             return
         decision = Decision(option=np.int32(m.option), ball=np.int32(m.take))
-        _, nxt = decide_one(before, decision, dims)
-        record.add_decision(before, decision, nxt)
+        record.add_decision(before, decision, step.after)
         return
     if not bool(outcome.shot) or int(outcome.verdict.invalid) != 0:
         return
@@ -85,8 +85,8 @@ def add_step(record: MatchRecord, step: Step, dims: st.Dims) -> None:
     called = st.with_call(before, m.call_ball, m.call_pocket) if classic else before
     placing = phase in (st.BREAK, st.IN_HAND)
     shot = st.shot(m.ball, m.place if placing else None)
-    ruling, nxt = adjudicate_one(called, shot, record_of(outcome.result), dims)
-    record.add_shot(before, shot, record_of(outcome.result), ruling, nxt)
+    ruling = explained(called, shot, outcome.verdict, outcome.result, dims)
+    record.add_shot(before, shot, record_of(outcome.result), ruling, step.after)
     if classic and int(m.call_ball) >= 0:
         record.entries[-1]["call"] = {
             "ball": int(m.call_ball),

@@ -1,12 +1,13 @@
 """One move of a played game on one table: a shot (kernel, referee, sampled paths) or a decision.
 
-The app plays every shot, the human's and the bot's alike, through `simulate_shot`: the kernel
-runs the shot with `record=True` on a batch of one table, the referee rules on it with
-`adjudicate_one` (the readable ruling with its rule ids, as `piramida referee` and the match
-record give it), and `physics.trajectory` samples the exact ball paths at fixed time steps
-for the page to animate. Keeping one kernel program (batch 1, `CAPACITY` events, recorded)
-for both players means one compile, paid once thanks to the persistent cache. The page's
-aiming line (`aim_paths`) runs the same program on the aimed shot, without the referee.
+The app plays every shot, the human's and the bot's alike, through `play_shot`, which is
+`rules.game.play` on a batch of one table, recorded: the own ball placed, the Classic
+call, the bot's execution noise, the kernel, the referee. `referee.explained` words its
+verdict (the rule ids and facts that `piramida referee` and the match record give), and
+`physics.trajectory` samples the exact ball paths at fixed time steps for the page to
+animate. One program (batch 1, `CAPACITY` events, recorded) for both players and for the
+page's aiming line (`aim_paths`) means one compile, paid once thanks to the persistent
+cache.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import numpy as np
 
 import piramida.physics as ph
 from piramida.agents.protocol import Agent
-from piramida.physics import noise
 from piramida.physics.contract import STRIKE_FIELDS
 from piramida.physics.fields import FieldError
 from piramida.physics.kernel import contact_distance
@@ -32,8 +32,8 @@ from piramida.physics.validate import InputError, check_balls, check_strikes
 from piramida.rules import codec, ids, match, placement
 from piramida.rules import state as st
 from piramida.rules.decisions import Decision, decide_one
-from piramida.rules.game import CAPACITY, Move, strike_of
-from piramida.rules.referee import adjudicate_one, record_of
+from piramida.rules.game import CAPACITY, Move, Outcome, move, play
+from piramida.rules.referee import explained, record_of
 
 FRAME_DT = 1.0 / 30.0  # s between sampled frames; the page interpolates between them
 MIN_FRAMES = 64  # sample counts are padded to a power of two at least this: few compiles
@@ -56,7 +56,6 @@ MAX_SOUNDS = 80  # a break's first clicks; the page would not make more heard
 
 new_game = jax.jit(st.new_game, static_argnames=("variant", "dims"))  # eager JAX compiles op by op
 _placement_ok = jax.jit(placement.placement_ok)
-_perturb = jax.jit(noise.perturb)
 
 
 def strike_json(strike: ph.Strike) -> dict[str, Any]:
@@ -141,6 +140,19 @@ def _batched_strike(strike: ph.Strike) -> ph.Strike:
     return jax.tree_util.tree_map(lambda x: np.asarray([x]), strike)
 
 
+def human_move(strike: ph.Strike, place: tuple[float, float] | None, call: tuple[int, int] | None) -> Move:
+    """The human's shot as a `Move` (host scalars): the strike, the place from hand, the Classic call."""
+    return _host(
+        move(
+            ball=int(strike.ball),
+            **{name: float(getattr(strike, name)) for name in STRIKE_FIELDS[1:]},
+            place=ids.OFF_TABLE_XY if place is None else place,
+            call_ball=ids.NO_BALL if call is None else call[0],
+            call_pocket=-1 if call is None else call[1],
+        )
+    )
+
+
 def simulate_shot(
     state: st.GameState,
     strike: ph.Strike,
@@ -149,62 +161,96 @@ def simulate_shot(
     declared: int = 0,
     frozen_warned: bool = True,
 ) -> ShotPlayed:
-    """Play a checked shot (`check_shot`): simulate, adjudicate, sample the paths.
+    """Play a checked shot (`check_shot`) exactly as struck: `play_shot` with no execution noise."""
+    return play_shot(
+        state, human_move(strike, place, call), np.zeros(2, np.uint32), 0.0, declared, frozen_warned
+    )
 
+
+def play_shot(
+    state: st.GameState,
+    m: Move,
+    key: Any,
+    magnitude: float = 0.0,
+    declared: int = 0,
+    frozen_warned: bool = True,
+) -> ShotPlayed:
+    """Play one shot through `rules.game.play`, recorded, and word its verdict (`referee.explained`).
+
+    `m` is the move (host scalars); `key` and `magnitude` its execution noise (a bot's).
     `declared` is a bit mask of fouls declared by the human referee (`verdict.DECLARED`),
     here only the shot clock's G26. `frozen_warned`: the opponent warned the shooter that
-    each ball found against a cushion will touch it (G20-N2). A shot the referee still
-    refuses (an event-log overflow) leaves the state as it was: `refused` names why and
-    `entry` is None.
+    each ball found against a cushion will touch it (G20-N2). A shot the referee refuses
+    (an event-log overflow) leaves the state as it was: `refused` names why and `entry`
+    is None. The record's strike is the strike as executed, so that a replay re-runs it.
     """
-    if call is not None:
-        state = st.with_call(state, *call)
-    shot, start, one = _run(state, strike, place, declared, frozen_warned)
-    record = record_of(one)
-    ruling, nxt = adjudicate_one(state, shot, record, DIMS)
-    verdict = codec.verdict_to_json(ruling, nxt if ruling.valid else state, DIMS)
-    animation = animate(one, np.asarray(start.s[0]) != ph.motion.ABSENT, strike)
+    placing = int(state.phase) in (st.BREAK, st.IN_HAND)
+    if not placing:
+        m = m.replace(place=np.asarray(ids.OFF_TABLE_XY, np.float64))
+    calling = int(state.variant) == ids.CLASSIC and int(m.call_ball) >= 0
+    called = st.with_call(state, m.call_ball, m.call_pocket) if calling else state
+    nxt, outcome = _play_one(state, m, key, magnitude, declared, frozen_warned)
+    strike = ph.Strike(**{name: getattr(outcome.strike, name).item() for name in STRIKE_FIELDS})
+    shot = st.shot(int(m.ball), m.place if placing else None, declared, frozen_warned=frozen_warned)
+    ruling = explained(called, shot, outcome.verdict, outcome.result, DIMS)
+    verdict = codec.verdict_to_json(ruling, nxt if ruling.valid else called, DIMS)
+    animation = animate(outcome.result, np.asarray(outcome.start.s) != ph.motion.ABSENT, strike)
     if not ruling.valid:
-        return ShotPlayed(None, verdict, state, animation, ruling.invalid)
+        return ShotPlayed(None, verdict, called, animation, ruling.invalid)
     log = match.MatchRecord(int(state.variant), DIMS)
-    log.add_shot(state, shot, record, ruling, nxt)
+    log.add_shot(called, shot, record_of(outcome.result), ruling, nxt)
     entry = log.entries[0]
     entry["strike"] = strike_json(strike)  # the whole strike, so that a replay can re-run the shot
     return ShotPlayed(entry, verdict, nxt, animation, [])
 
 
-def _run(
+def _host(tree: Any) -> Any:
+    return jax.tree_util.tree_map(np.asarray, tree)
+
+
+def _play_one(
     state: st.GameState,
-    strike: ph.Strike,
-    place: tuple[float, float] | None,
+    m: Move,
+    key: Any,
+    magnitude: float = 0.0,
     declared: int = 0,
     frozen_warned: bool = True,
-) -> tuple[st.Shot, Any, ph.ShotResult]:
-    """The kernel on one table, recorded: (the shot, its start balls, the result of that table)."""
-    shot = st.shot(int(strike.ball), place, declared, frozen_warned=frozen_warned)
-    start = jax.tree_util.tree_map(lambda x: x[None], codec.start_balls(state, shot))
-    result = ph.simulate(
-        TABLE, start, _batched_strike(strike), PARAMS, Models(), CAPACITY, record=True, validate=False
+) -> tuple[st.GameState, Outcome]:
+    """`rules.game.play` on one table, recorded: (next state, that table's outcome), host arrays."""
+    nxt, outcome = play(
+        _one_table(state),
+        _one_table(m),
+        np.asarray(key)[None],
+        magnitude,
+        TABLE,
+        PARAMS,
+        Models(),
+        CAPACITY,
+        DIMS,
+        record=True,
+        declared=declared,
+        frozen_warned=frozen_warned,
     )
-    return shot, start, jax.tree_util.tree_map(lambda x: x[0], result)
+    # On the host first: indexing 79 device arrays one by one cost 4.8 ms, the copy 0.2 ms.
+    return jax.tree_util.tree_map(lambda x: np.asarray(x)[0], (nxt, outcome))
+
+
+def _one_table(tree: Any) -> Any:
+    """A batch of one table, built on the host (`st.stack` runs an XLA op a field)."""
+    return jax.tree_util.tree_map(lambda x: np.asarray(x)[None], tree)
 
 
 def compile_referee(state: st.GameState, strike: ph.Strike, place: tuple[float, float] | None) -> None:
-    """Compile the referee's program for the page's shots on a stand-in result (zeros), without the kernel.
+    """Compile the program that words a verdict (`referee.explained`) on a stand-in result (zeros).
 
-    The referee's program only needs the shapes of a shot's result, which `jax.eval_shape`
-    gives without building the kernel, so the warm-up compiles it while the kernel's Warp
-    module is still being built; the ruling on the zeros is thrown away.
+    It only needs the shapes of a shot's outcome, which `jax.eval_shape` gives without
+    building the kernel, so the warm-up compiles it while the kernel's Warp module is still
+    being built; the ruling on the zeros is thrown away.
     """
-    shot = st.shot(int(strike.ball), place, 0)
-    start = jax.tree_util.tree_map(lambda x: x[None], codec.start_balls(state, shot))
-    shapes = jax.eval_shape(
-        lambda: ph.simulate(
-            TABLE, start, _batched_strike(strike), PARAMS, Models(), CAPACITY, record=True, validate=False
-        )
-    )
-    zeros = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape[1:], s.dtype), shapes)
-    adjudicate_one(state, shot, record_of(zeros), DIMS)
+    m = human_move(strike, place, None)
+    shapes = jax.eval_shape(lambda: _play_one(state, m, np.zeros(2, np.uint32)))
+    _, outcome = jax.tree_util.tree_map(lambda s: np.zeros(s.shape, s.dtype), shapes)
+    explained(state, st.shot(int(strike.ball), place), outcome.verdict, outcome.result, DIMS)
 
 
 def aim_paths(
@@ -216,9 +262,9 @@ def aim_paths(
     and the ball it hits first up to that ball's own `contacts - 1`-th contact after being
     hit (at least one); a path ends early where its ball drops or stops:
     `[{"ball", "points": [[x, y], ...], "end": event kind or "stop"}]`.
-    No noise, no referee: the shot is not played.
+    No noise, and the shot is not played: the same program as a shot's, its verdict unused.
     """
-    _, _, one = _run(state, strike, place)
+    one = _play_one(state, human_move(strike, place, None), np.zeros(2, np.uint32))[1].result
     log = one.log
     count = int(log.count)
     t, kind = np.asarray(log.t)[:count], np.asarray(log.kind)[:count]
@@ -298,7 +344,7 @@ def animate(result: ph.ShotResult, present: np.ndarray, strike: ph.Strike | None
 
 def warm_animations(state: st.GameState, strike: ph.Strike, place: tuple[float, float] | None) -> None:
     """Compile `animate`'s sampling for every padded frame count up to `ANIMATION_SIZES[-1]`."""
-    _, _, one = _run(state, strike, place)
+    one = _play_one(state, human_move(strike, place, None), np.zeros(2, np.uint32))[1].result
     for size in ANIMATION_SIZES:
         jax.block_until_ready(trajectory(one, np.zeros(size), PARAMS))
 
@@ -337,9 +383,3 @@ def bot_move(agent: Agent, state: st.GameState, key: Any) -> Move:
     """The bot's move on one table (its `act` on a batch of one), fields as host scalars."""
     move = agent.act(st.stack([state]), jnp.asarray(key)[None])
     return jax.tree_util.tree_map(lambda x: np.asarray(x)[0], move)
-
-
-def bot_strike(m: Move, key: Any, magnitude: float) -> ph.Strike:
-    """The bot's strike as executed: its intended strike plus execution noise (`physics.noise`)."""
-    done = _perturb(strike_of(m), jnp.asarray(key), magnitude, DIMS.R)
-    return jax.tree_util.tree_map(lambda x: np.asarray(x).item(), done)

@@ -612,12 +612,8 @@ def _bot_shot(
 ) -> engine.ShotPlayed:
     """The bot's shot, with its execution noise, played like the human's (warned or not, G20-N2)."""
     move = engine.bot_move(agent, state, key)
-    strike = engine.bot_strike(move, jax.random.fold_in(key, 1), noise.level(settings.noise))
-    place = (float(move.place[0]), float(move.place[1])) if int(state.phase) != st.NORMAL else None
-    call = None
-    if int(state.variant) == ids.CLASSIC and int(move.call_ball) >= 0:
-        call = (int(move.call_ball), int(move.call_pocket))
-    return engine.simulate_shot(state, strike, place, call, frozen_warned=frozen_warned)
+    magnitude = noise.level(settings.noise)
+    return engine.play_shot(state, move, jax.random.fold_in(key, 1), magnitude, frozen_warned=frozen_warned)
 
 
 def _state(game: dict[str, Any]) -> st.GameState:

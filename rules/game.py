@@ -134,18 +134,26 @@ def strike_of(m: Move) -> Strike:
 
 
 def prepare(
-    state: st.GameState, m: Move, key: Any, magnitude: Any, R: float, active: Any = True
+    state: st.GameState,
+    m: Move,
+    key: Any,
+    magnitude: Any,
+    R: float,
+    active: Any = True,
+    declared: Any = 0,
+    frozen_warned: Any = True,
 ) -> tuple[Any, st.GameState, st.Shot, BallState, Strike]:
     """One table's shot inputs: (shooting?, state with the call, Shot, start balls, strike).
 
     An inactive table (`active` false) strikes nothing, so the kernel finishes it at once.
+    `declared` and `frozen_warned` go into the `Shot` as the referee reads them.
     """
     shooting = (state.phase == st.BREAK) | (state.phase == st.NORMAL) | (state.phase == st.IN_HAND)
     classic = state.variant == ids.CLASSIC
     called = st.with_call(
         state, jnp.where(classic, m.call_ball, ids.NO_BALL), jnp.where(classic, m.call_pocket, -1)
     )
-    shot = st.shot(m.ball, m.place)
+    shot = st.shot(m.ball, m.place, declared, frozen_warned=frozen_warned)
     balls = st.start_balls(called, shot)
     own = jnp.clip(m.ball, 0, ids.N_BALLS - 1)
     can_strike = active & shooting & (m.ball >= 0) & (m.ball < ids.N_BALLS) & (balls.s[own] == STATIONARY)
@@ -176,6 +184,8 @@ def play(
     record: bool = False,
     active: Any = None,
     keep_log: bool = False,
+    declared: Any = 0,
+    frozen_warned: Any = True,
 ) -> tuple[st.GameState, Outcome]:
     """Play one move on each of B tables: (next states, outcome), in one `jit`.
 
@@ -192,6 +202,9 @@ def play(
       keep_log: return each shot's event log in `Outcome.result` (a match record, a
         replay): the referee rules on the facts the kernel noted, so a move keeps none
         by default (the log of a recorded shot is always kept).
+      declared, frozen_warned: what a human referee adds to a shot (`state.Shot`): the
+        fouls declared (`verdict.DECLARED`, the shot clock's G26) and whether the shooter
+        was warned of the balls against a cushion (G20-N2); scalars or (B,).
 
     """
     if table is None:
@@ -201,9 +214,11 @@ def play(
     batch = states.phase.shape[0]
     magnitudes = jnp.broadcast_to(jnp.asarray(magnitude, jnp.float64), (batch,))
     playing = jnp.ones(batch, bool) if active is None else jnp.asarray(active, bool)
-    shooting, called, shots, balls, strikes = jax.vmap(lambda s, m, k, g, a: prepare(s, m, k, g, dims.R, a))(
-        states, moves, keys, magnitudes, playing
-    )
+    declared = jnp.broadcast_to(jnp.asarray(declared, jnp.int32), (batch,))
+    warned = jnp.broadcast_to(jnp.asarray(frozen_warned, bool), (batch,))
+    shooting, called, shots, balls, strikes = jax.vmap(
+        lambda s, m, k, g, a, d, w: prepare(s, m, k, g, dims.R, a, d, w)
+    )(states, moves, keys, magnitudes, playing, declared, warned)
     # The referee reads no motion transition: they are logged only for a recorded shot.
     result = simulate(
         table,

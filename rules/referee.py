@@ -341,16 +341,21 @@ def adjudicate(
     return jax.vmap(lambda s, x, r: adjudicate_table(s, x, r, dims))(state, shot, record)
 
 
+_adjudicate_one = jax.jit(adjudicate_table, static_argnames=("dims",))
+
+
 @functools.partial(jax.jit, static_argnames=("dims",))
-def _one(state: st.GameState, shot: st.Shot, record: ShotRecord, declared_frozen: Any, dims: st.Dims) -> Any:
-    verdict, nxt = adjudicate_table(state, shot, record, dims, declared_frozen)
+def _facts_one(
+    state: st.GameState, shot: st.Shot, record: ShotRecord, declared_frozen: Any, dims: st.Dims
+) -> Any:
+    """One table's `ShotFacts`, read from the log (the reference reading) for the ruling's lines."""
     if declared_frozen is None:  # the facts as the shooter was warned: every found frozen ball, or none
         declared_frozen = jnp.where(jnp.asarray(shot.frozen_warned, bool), record.start.cushion, -1)
     start_on = state.on_table | (
         ((state.phase == st.BREAK) | (state.phase == st.IN_HAND)) & (shot.ball == BALLS)
     )
     own = shot.ball == BALLS
-    facts = shot_facts(
+    return shot_facts(
         record.log,
         record.start,
         shot.ball,
@@ -360,10 +365,37 @@ def _one(state: st.GameState, shot: st.Shot, record: ShotRecord, declared_frozen
         dims.length,
         declared_frozen,
     )
-    return verdict, nxt, facts
 
 
 _RULE_ID = re.compile(r"(G\d+[.\d]*(?:\([\d.]+\))?(?:-N\d?)?)")
+
+
+def explained(
+    state: st.GameState,
+    shot: st.Shot,
+    verdict: vd.Verdict,
+    result: ShotResult | ShotRecord,
+    dims: st.Dims = st.DEFAULT_DIMS,
+    declared_frozen: Any = None,
+) -> vd.Ruling:
+    """One table's verdict made readable: the rule ids that decided it and the shot's facts in words.
+
+    `verdict` is the referee's ruling on the shot (`adjudicate_table`, or `rules.game.play`
+    on a recorded shot, whose log `result` holds); `state` is the state the shot was played
+    from (with its Classic call). The ruling's `facts` are `shot_facts.explain`'s lines.
+    """
+    record = record_of(result)
+    frozen = None if declared_frozen is None else jnp.asarray(declared_frozen, jnp.int32)
+    lines = explain(_facts_one(state, shot, record, frozen, dims)) if int(verdict.invalid) == 0 else []
+    ruling = vd.ruling(verdict, facts_rules=None)
+    for line in lines:
+        for rule in _RULE_ID.findall(line):
+            if rule not in ruling.rules:
+                ruling.rules.append(rule)
+    ruling.facts = lines
+    if int(state.call_ball) >= 0:
+        ruling.call = (int(state.call_ball), vd.pocket_name(int(state.call_pocket)))
+    return ruling
 
 
 def adjudicate_one(
@@ -384,14 +416,5 @@ def adjudicate_one(
     if index is not None:
         record = jax.tree_util.tree_map(lambda x: x[index], record)
     frozen = None if declared_frozen is None else jnp.asarray(declared_frozen, jnp.int32)
-    verdict, nxt, facts = _one(state, shot, record, frozen, dims)
-    lines = explain(facts) if int(verdict.invalid) == 0 else []
-    ruling = vd.ruling(verdict, facts_rules=None)
-    for line in lines:
-        for rule in _RULE_ID.findall(line):
-            if rule not in ruling.rules:
-                ruling.rules.append(rule)
-    ruling.facts = lines
-    if int(state.call_ball) >= 0:
-        ruling.call = (int(state.call_ball), vd.pocket_name(int(state.call_pocket)))
-    return ruling, nxt
+    verdict, nxt = _adjudicate_one(state, shot, record, dims, frozen)
+    return explained(state, shot, verdict, record, dims, declared_frozen), nxt
