@@ -130,20 +130,25 @@ class Played:
       shot: a shot was played (not a decision).
       verdict: the referee's verdict of the shot (`rules.referee.Verdict`).
       decision_invalid: `decide`'s invalid bits where a decision was made.
-      strike: the strike as executed; start: the balls at shot start (to replay the shot).
+      before: the game the move was played from; as_struck: the move with its strike as
+        executed (after the noise): `rules.game.play` replays the shot from the two.
 
     """
 
     shot: Any
     verdict: Any
     decision_invalid: Any
-    strike: Any
-    start: Any
+    before: Any
+    as_struck: Any
 
     @classmethod
-    def of(cls, outcome: Outcome) -> Played:
-        """What `Played` keeps of a move's outcome."""
-        return cls(outcome.shot, outcome.verdict, outcome.decision_invalid, outcome.strike, outcome.start)
+    def of(cls, before: st.GameState, m: Move, outcome: Outcome) -> Played:
+        """What `Played` keeps of a move played from `before`."""
+        struck = outcome.strike
+        as_struck = m.replace(
+            ball=struck.ball, speed=struck.speed, phi=struck.phi, theta=struck.theta, a=struck.a, b=struck.b
+        )
+        return cls(outcome.shot, outcome.verdict, outcome.decision_invalid, before, as_struck)
 
 
 def _begin(state: EnvState, learner: Move, pending: Any, starting: Any) -> dict[str, Any]:
@@ -176,7 +181,7 @@ def _nothing_played(games: st.GameState, learner: Move, keys: Any) -> Played:
     """`Played` of no move: zeros of the shapes a pass records (traced once, with the pass's own program)."""
     batch = games.phase.shape[0]
     shapes = jax.eval_shape(core.play_masked, games, learner, keys, jnp.zeros(batch, bool), 0.0)
-    return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), Played.of(shapes[1]))
+    return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), Played.of(games, learner, shapes[1]))
 
 
 def _waiting(c: dict[str, Any]) -> Any:
@@ -221,7 +226,7 @@ def _pass(c: dict[str, Any], replies: Move, keys: Any, params: EnvParams, restar
         "truncated": c["truncated"] | truncated,
         "stuck": c["stuck"] | stuck,
         "final": where_tables(ends, games, c["final"]),
-        "played": where_tables(c["pending"], Played.of(outcome), c["played"]),
+        "played": where_tables(c["pending"], Played.of(c["games"], moves, outcome), c["played"]),
         "passes": c["passes"] + 1,
     }
 

@@ -175,7 +175,7 @@ class PyramidAEC(render.TableRendering, AECEnv[str, Any, Any]):
         self.core.states, outcome, self.core.keys = core.play_masked(
             before, moves, self.core.keys, everywhere, self.settings.noise
         )
-        self.core.last = functional.Played.of(outcome)
+        self.core.last = functional.Played.of(before, moves, outcome)
         self._moves += 1
         # Zero-sum: seat 0's reward, as the Gymnasium envs give it to their learner, and its negative.
         mine = float(core.reward_of(before, self.core.states, self.settings)[0])

@@ -1,8 +1,8 @@
 """Pictures of the table: a top view with the balls and a shot's paths (matplotlib, Agg).
 
 Used by the environments' `render()` (an RGB array, or a window) and by `piramida demo`
-(a PNG). A shot's paths are exact: the kernel re-runs the recorded shot with
-`record=True` and `physics.trajectory` samples the positions between events.
+(a PNG). A shot's paths are exact: `rules.game.play` replays the learner's last move as
+it was struck, recorded, and `physics.trajectory` samples the positions between events.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from piramida.physics.table import Table
 from piramida.physics.trajectory import trajectory
 from piramida.rules import ids
 from piramida.rules import state as st
+from piramida.rules.game import play
 
 if TYPE_CHECKING:
     from piramida.envs.tables import Tables
@@ -111,15 +112,21 @@ class Scene:
 
     @staticmethod
     def of(core: Tables, index: int) -> Scene:
-        """Table `index` of an env's engine; the last shot is re-run recorded to draw its paths."""
+        """Table `index` of an env's engine; the last shot is replayed recorded to draw its paths.
+
+        The move as struck, with no noise, is the same shot bit for bit (`physics.noise`
+        leaves a strike unchanged at magnitude 0).
+        """
         state = core.table(index)
         last = core.last
         if last is None or not bool(np.asarray(last.shot)[index]):
             return Scene(state, None, None)
-        one = jax.tree_util.tree_map(lambda x: np.asarray(x)[index : index + 1], (last.start, last.strike))
-        result = ph.simulate(ph.preset(), one[0], one[1], record=True, validate=False)
-        host = jax.tree_util.tree_map(lambda x: np.asarray(x)[0], result)
-        return Scene(state, shot_paths(host), np.asarray(one[0].s[0]) != ABSENT)
+        before, as_struck = jax.tree_util.tree_map(
+            lambda x: np.asarray(x)[index : index + 1], (last.before, last.as_struck)
+        )
+        _, outcome = play(before, as_struck, np.zeros((1, 2), np.uint32), 0.0, record=True)
+        host = jax.tree_util.tree_map(lambda x: np.asarray(x)[0], outcome)
+        return Scene(state, shot_paths(host.result), host.start.s != ABSENT)
 
     def image(self, dpi: int = 80) -> np.ndarray:
         """An RGB array (H, W, 3) uint8 of the top view."""

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 import gymnasium as gym
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -24,6 +26,7 @@ from piramida.envs import observation as encoding
 from piramida.envs.pyramid_env import PyramidEnv
 from piramida.envs.vector_env import MOVE_INFO, PyramidVectorEnv
 from piramida.physics.noise import LEVELS
+from piramida.rules.game import play
 
 VARIANT_IDS = list(piramida.envs.ENV_IDS.values())
 
@@ -252,6 +255,27 @@ def test_rgb_and_ansi_rendering_show_the_table() -> None:
     text = gym.make("piramida/ClassicPyramid-v1", render_mode="ansi")
     text.reset(seed=1)
     assert "classic" in text.render() and "ball  0 (coloured)" in text.render()
+
+
+def test_the_rendered_shot_is_the_learners_shot_replayed_bit_for_bit() -> None:
+    # The renderer replays the learner's last move as struck (after the noise) through
+    # `rules.game.play` with no noise: the same shot, so the same verdict to the last bit.
+    env = PyramidEnv("free", noise="amateur", render_mode="rgb_array")
+    env.reset(seed=3)
+    action = env.action_space.sample()
+    env.step(action)
+    last = env.core.last
+    assert last is not None and bool(np.asarray(last.shot)[0])
+    actions = jnp.asarray(np.repeat(np.asarray(action)[None], env.core.size, axis=0))
+    intended = core.decode_moves(last.before, actions, env.settings.action_mode)
+    assert float(np.asarray(last.as_struck.phi)[0]) != float(np.asarray(intended.phi)[0])  # noise applied
+    keys = np.zeros((env.core.size, 2), np.uint32)
+    _, replayed = play(last.before, last.as_struck, keys, 0.0, record=True)
+    same = jax.tree_util.tree_map(
+        lambda a, b: bool(np.array_equal(np.asarray(a)[0], np.asarray(b)[0])), replayed.verdict, last.verdict
+    )
+    assert all(jax.tree_util.tree_leaves(same)), same
+    assert env.render().std() > 10
 
 
 @pytest.mark.parametrize(
