@@ -32,10 +32,11 @@ from piramida.physics import markings
 from piramida.physics.kernel import contact_distance
 from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
 from piramida.physics.resolve import ball_ball
-from piramida.physics.table import Table, preset
+from piramida.physics.table import Table
 from piramida.physics.warp_call import TableKernel
 from piramida.rules import ids, placement
 from piramida.rules import state as st
+from piramida.rules.setup import Setup, default_setup
 
 N = ids.N_BALLS
 POCKETS = 6
@@ -424,31 +425,28 @@ def _break_candidates(state: st.GameState, place: Any, k: int, rule: PowerRule, 
     )
 
 
-@functools.partial(jax.jit, static_argnames=("dims", "k", "preselect", "rule", "models"))
+@functools.partial(jax.jit, static_argnames=("k", "preselect", "rule"))
 def ranked_candidates(
     states: st.GameState,
-    dims: st.Dims,
+    setup: Setup,
     k: int,
     preselect: int,
     rule: PowerRule,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
 ) -> Candidates:
     """`candidates`, with `preselect` plainly aimed shots per table corrected for throw (`preselection`).
 
     The pots are planned by `pot_kernel` (a thread a table); break shots only when some
     table needs them.
     """
-    mouth_aim = pocket_mouths(table)[2]
+    mouth_aim = pocket_mouths(setup.table)[2]
     batch = states.phase.shape[0]
     plan_breaks = jax.vmap(lambda s, p: _break_candidates(s, p, k, rule, mouth_aim))
     breaks = jax.lax.cond(
         jnp.any(states.phase == st.BREAK),
-        lambda: plan_breaks(states, _break_places(states, dims)),
+        lambda: plan_breaks(states, _break_places(states, setup.dims)),
         lambda: _no_candidates(batch, k),
     )
-    pots = planned_pots(states, k, preselect, dims, rule, table, params, models)
+    pots = planned_pots(states, k, preselect, setup, rule)
     on_break = (states.phase == st.BREAK).reshape(-1, 1)
     return jax.tree_util.tree_map(
         lambda x, y: jnp.where(on_break.reshape(on_break.shape + (1,) * (x.ndim - 2)), x, y), breaks, pots
@@ -459,12 +457,14 @@ POT_KERNEL = TableKernel(pot_kernel.plan_pots, pot_kernel, table_arguments=8, ou
 
 
 def planning_constants(
-    dims: st.Dims, rule: PowerRule, table: Table, params: PhysicsParams, models: Models
+    setup: Setup,
+    rule: PowerRule,
 ) -> tuple[Any, Any]:
     """The pot kernels' shared inputs: the packed figures (`pot_kernel.CONSTANTS`) and options."""
+    dims, params = setup.dims, setup.params
     figures = {
         "R": dims.R, "width": dims.width, "length": dims.length,
-        "reach": contact_distance(table, params, models),
+        "reach": contact_distance(setup.table, params, setup.models),
         "arrival": rule.arrival, "tip": rule.tip, "min_speed": rule.min_speed, "max_speed": rule.max_speed,
         "ball_R": params.R, "m": params.m, "cue_mass": params.cue_mass, "u_s": params.u_s,
         "u_r": params.u_r, "g": params.g, "e_b": params.e_b, "u_b": params.u_b,
@@ -475,8 +475,8 @@ def planning_constants(
     }  # fmt: skip
     constants = jnp.stack([jnp.asarray(figures[name], jnp.float64) for name in pot_kernel.CONSTANTS])
     flags = {
-        "frictionless": models.ball_ball == "frictionless_elastic",
-        "alciatore": models.alciatore_friction,
+        "frictionless": setup.models.ball_ball == "frictionless_elastic",
+        "alciatore": setup.models.alciatore_friction,
     }
     return constants, jnp.asarray([int(flags[name]) for name in pot_kernel.OPTIONS], jnp.int32)
 
@@ -485,11 +485,8 @@ def planned_pots(
     states: st.GameState,
     k: int,
     preselect: int,
-    dims: st.Dims,
+    setup: Setup,
     rule: PowerRule,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
 ) -> Candidates:
     """The `k` best pots of each table outside the BREAK phase, planned by `pot_kernel` (fields (B, k))."""
     pos, on = states.positions, states.on_table
@@ -497,21 +494,24 @@ def planned_pots(
     balls = jnp.arange(N)
     placing = (states.phase == st.BREAK) | (states.phase == st.IN_HAND)
     from_hand = placing[:, None] & (balls[None] == jax.vmap(fixed_own)(states)[:, None])
-    noses, nose_radius, mouth_aim = pocket_mouths(table)
-    constants, options = planning_constants(dims, rule, table, params, models)
-    region = jax.vmap(lambda s: st.hand_region(s, dims))(states)
+    noses, nose_radius, mouth_aim = pocket_mouths(setup.table)
+    constants, options = planning_constants(setup, rule)
+    region = jax.vmap(lambda s: st.hand_region(s, setup.dims))(states)
     box = jnp.stack(
-        jnp.broadcast_arrays(*placement.region_bounds(region, dims.width, dims.length, dims.R)), axis=-1
+        jnp.broadcast_arrays(
+            *placement.region_bounds(region, setup.dims.width, setup.dims.length, setup.dims.R)
+        ),
+        axis=-1,
     )
     fallback = placement.placements(
         jnp.any(from_hand, axis=1),
         region,
         pos,
         on,
-        jax.vmap(lambda r: placement.natural_point(r, dims.width, dims.length))(region),
-        dims.width,
-        dims.length,
-        dims.R,
+        jax.vmap(lambda r: placement.natural_point(r, setup.dims.width, setup.dims.length))(region),
+        setup.dims.width,
+        setup.dims.length,
+        setup.dims.R,
     )
     as_int = lambda x: jnp.asarray(x, jnp.int32)  # noqa: E731
     out = dict(
@@ -520,7 +520,7 @@ def planned_pots(
             POT_KERNEL(
                 jnp.asarray(pos, jnp.float64),
                 as_int(on),
-                as_int(jax.vmap(lambda s: shot_pairs(s, dims))(states)),
+                as_int(jax.vmap(lambda s: shot_pairs(s, setup.dims))(states)),
                 as_int(from_hand),
                 as_int(region),
                 jnp.asarray(box, jnp.float64),
@@ -579,12 +579,9 @@ def _no_candidates(batch: int, k: int) -> Candidates:
 
 def candidates(
     states: st.GameState,
-    dims: st.Dims = st.DEFAULT_DIMS,
+    setup: Setup | None = None,
     k: int = K,
     rule: PowerRule = PowerRule(),
-    table: Table | None = None,
-    params: PhysicsParams = PYRAMID_PARAMS,
-    models: Models = Models(),  # noqa: B008 (frozen, hashable)
 ) -> Candidates:
     """The best `k` ghost-ball pots on each of B tables, slot 0 the best (one `jit`).
 
@@ -600,15 +597,14 @@ def candidates(
 
     Args:
       states: (B,) games.
-      dims: the table's figures (static).
+      setup: the table (its figures, its pocket jaws) and the physics the throw
+        correction and power rule assume (`rules.setup.Setup`; default: `default_setup()`).
       k: slots kept per table (at most 16 x 16 x 6).
       rule: the power rule (static).
-      table: the kernel's table (pocket jaws), default the `pyramid-12ft` preset.
-      params, models: the physics the throw correction and power rule assume.
 
     Returns:
       `Candidates` with fields (B, k).
 
     """
-    table = preset() if table is None else table
-    return ranked_candidates(states, dims, k, preselection(k), rule, table, params, models)
+    setup = default_setup() if setup is None else setup
+    return ranked_candidates(states, setup, k, preselection(k), rule)

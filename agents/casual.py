@@ -26,37 +26,33 @@ from piramida.agents.candidates import PowerRule
 from piramida.agents.greedy import GREEDY_MENU, GreedyAgent, greedy_from_menu
 from piramida.agents.menu import moves_at, shot_menu
 from piramida.agents.random_agent import random_moves, uniform_choice
-from piramida.physics.params import Models, PhysicsParams
-from piramida.physics.table import Table
 from piramida.rules import state as st
 from piramida.rules.game import Move, where_tables
+from piramida.rules.setup import Setup
 
 TOP = GREEDY_MENU.pots  # the plain pots of greedy's menu (slots 0 .. TOP - 1), easiest first
 WILD = 0.0  # the share of shots played at random: none for the page's `novice` level (docs/levels.md)
 
 
-@functools.partial(jax.jit, static_argnames=("dims", "rule", "models", "top"))
+@functools.partial(jax.jit, static_argnames=("rule", "top"))
 def casual_moves(
     states: st.GameState,
     keys: Array,
     wild: Any,
-    dims: st.Dims,
+    setup: Setup,
     rule: PowerRule,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
     top: int = TOP,
 ) -> Move:
     """`CasualAgent.act` as a function on (B,) states and (B, 2) keys (module docstring)."""
-    menu = shot_menu(states, GREEDY_MENU, rule, dims, table, params, models)
-    greedy = greedy_from_menu(states, menu, dims, rule, table)
+    menu = shot_menu(states, GREEDY_MENU, rule, setup)
+    greedy = greedy_from_menu(states, menu, setup, rule)
     split = jax.vmap(lambda k: jax.random.split(k, 3))(keys)
     slot = jax.vmap(uniform_choice)(split[:, 0], menu.valid[:, :top])
     picked = moves_at(menu.moves, jnp.maximum(slot, 0))
     shooting = (states.phase == st.NORMAL) | (states.phase == st.IN_HAND)
     chosen = where_tables(shooting & (slot >= 0), picked, greedy)
     wild_shot = shooting & (jax.vmap(jax.random.uniform)(split[:, 1]) < wild)
-    return where_tables(wild_shot, random_moves(states, split[:, 2], dims), chosen)
+    return where_tables(wild_shot, random_moves(states, split[:, 2], setup.dims), chosen)
 
 
 class CasualAgent(GreedyAgent):
@@ -84,10 +80,7 @@ class CasualAgent(GreedyAgent):
             states,
             keys,
             jnp.asarray(self.wild),
-            self.dims,
+            self.setup,
             self.rule,
-            self.table,
-            self.params,
-            self.models,
             self.top,
         )

@@ -19,20 +19,18 @@ from jax import Array
 
 from piramida.agents.candidates import N, PowerRule, fixed_own, pocket_mouths
 from piramida.agents.menu import Family, Menu, hand_places, own_starts, safety_costs, shot_menu
-from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
-from piramida.physics.table import Table, preset
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.decisions import default_decision
 from piramida.rules.game import Move, move, where_tables
+from piramida.rules.setup import Setup, default_setup
 
 
 def safety_move(
     state: st.GameState,
     place: Any,
-    dims: st.Dims = st.DEFAULT_DIMS,
+    setup: Setup | None = None,
     rule: PowerRule = PowerRule(),  # noqa: B008 (frozen, hashable)
-    table: Table | None = None,
 ) -> Move:
     """One table's safety: a full hit on the nearest object ball, and the default decision.
 
@@ -42,17 +40,18 @@ def safety_move(
     `rule.safety_speed`, centre ball. In Classic it calls the ball it hits into that
     ball's nearest pocket (CLS-5.2). The decision fields hold `default_decision`.
     """
+    setup = default_setup() if setup is None else setup
     pos = state.positions
     fixed = fixed_own(state)
     own_xy = own_starts(state, place)
-    cost = safety_costs(state, own_xy, dims)
+    cost = safety_costs(state, own_xy, setup.dims)
     pick = jnp.argmin(cost)
     found = jnp.any(jnp.isfinite(cost))
     own, target = jnp.where(found, pick // N, fixed), pick % N
     heading = pos[target] - own_xy[own]
-    _, _, mouth_aim = pocket_mouths(preset() if table is None else table)
+    _, _, mouth_aim = pocket_mouths(setup.table)
     calls = (state.variant == ids.CLASSIC) & found
-    decision = default_decision(state, dims)
+    decision = default_decision(state, setup.dims)
     return move(
         ball=own,
         speed=rule.safety_speed,
@@ -78,32 +77,29 @@ def _menu_move(menu: Family, rule: PowerRule) -> Move:
     return jax.tree_util.tree_map(lambda x, y: jnp.where(menu.valid[0], x, y), pick(0), safety)
 
 
-@functools.partial(jax.jit, static_argnames=("dims", "rule", "models"))
+@functools.partial(jax.jit, static_argnames=("rule",))
 def greedy_moves(
     states: st.GameState,
-    dims: st.Dims,
+    setup: Setup,
     rule: PowerRule,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
 ) -> Move:
     """`GreedyAgent.act` as a function on (B,) states.
 
     A table whose menu holds neither a pot nor a safety (no pair the rules allow is left)
     plays `safety_move`, planned only when some table needs it (a `cond` on the batch).
     """
-    menu = shot_menu(states, GREEDY_MENU, rule, dims, table, params, models)
-    return greedy_from_menu(states, menu, dims, rule, table)
+    menu = shot_menu(states, GREEDY_MENU, rule, setup)
+    return greedy_from_menu(states, menu, setup, rule)
 
 
-def greedy_from_menu(
-    states: st.GameState, menu: Family, dims: st.Dims, rule: PowerRule, table: Table
-) -> Move:
+def greedy_from_menu(states: st.GameState, menu: Family, setup: Setup, rule: PowerRule) -> Move:
     """`greedy_moves` on (B,) states whose `GREEDY_MENU` is `menu` (for bots that start from greedy)."""
     chosen = jax.vmap(lambda m: _menu_move(m, rule))(menu)
     empty = ~menu.valid[:, 0] & ~menu.valid[:, PLAIN_SAFETY]
-    plan = jax.vmap(lambda s, p: safety_move(s, p, dims, rule, table))
-    fallback = jax.lax.cond(jnp.any(empty), lambda: plan(states, hand_places(states, dims)), lambda: chosen)
+    plan = jax.vmap(lambda s, p: safety_move(s, p, setup, rule))
+    fallback = jax.lax.cond(
+        jnp.any(empty), lambda: plan(states, hand_places(states, setup.dims)), lambda: chosen
+    )
     return where_tables(empty, fallback, chosen)
 
 
@@ -121,19 +117,13 @@ class GreedyAgent:
     def __init__(
         self,
         rule: PowerRule = PowerRule(),  # noqa: B008 (frozen, hashable)
-        dims: st.Dims = st.DEFAULT_DIMS,
-        table: Table | None = None,
-        params: PhysicsParams = PYRAMID_PARAMS,
-        models: Models = Models(),  # noqa: B008 (frozen, hashable)
+        setup: Setup | None = None,
     ) -> None:
         """A greedy agent with a power rule, for a table (default the `pyramid-12ft` preset)."""
         self.rule = rule
-        self.dims = dims
-        self.table = preset() if table is None else table
-        self.params = params
-        self.models = models
+        self.setup = default_setup() if setup is None else setup
 
     def act(self, states: st.GameState, keys: Array) -> Move:
         """The greedy moves: states (B,); the keys are unused (the agent is deterministic)."""
         del keys
-        return greedy_moves(states, self.dims, self.rule, self.table, self.params, self.models)
+        return greedy_moves(states, self.setup, self.rule)

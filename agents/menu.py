@@ -48,13 +48,12 @@ from piramida.agents.candidates import (
     unit,
 )
 from piramida.physics.kernel import contact_distance
-from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
-from piramida.physics.table import Table, preset
 from piramida.physics.warp_call import TableKernel
 from piramida.rules import ids, placement
 from piramida.rules import state as st
 from piramida.rules.decisions import default_decision
 from piramida.rules.game import Move, move
+from piramida.rules.setup import Setup, default_setup
 
 # (arrival speed of the object ball at the pocket m/s, vertical tip offset b): the plain
 # pot of the power rule (a menu built with another rule plays that rule's plain pot first),
@@ -116,11 +115,11 @@ def _phi(heading: Any) -> Any:
     return jnp.mod(jnp.degrees(jnp.arctan2(heading[..., 1], heading[..., 0])), 360.0)
 
 
-def _rails(table: Table, params: PhysicsParams, models: Models) -> tuple[Any, Any]:
+def _rails(setup: Setup) -> tuple[Any, Any]:
     """The four cushion lines a ball centre bounces on: axis (0 for x, 1 for y) and coordinate."""
-    reach = contact_distance(table, params, models)
+    reach = contact_distance(setup.table, setup.params, setup.models)
     axis = jnp.asarray([0, 0, 1, 1])
-    coord = jnp.stack([reach, table.width - reach, reach, table.length - reach])
+    coord = jnp.stack([reach, setup.table.width - reach, reach, setup.table.length - reach])
     return axis, coord
 
 
@@ -199,10 +198,7 @@ def planned_families(
     states: st.GameState,
     own_xy: Any,
     menu: Menu,
-    dims: st.Dims,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
+    setup: Setup,
 ) -> Planned:
     """The kernel's lists of a batch (fields (B, k)): in-offs, doubles, kicks and safety pairs.
 
@@ -210,11 +206,11 @@ def planned_families(
     only where the rules allow them (FREE-5.4, COMB-5.1, DYN-5.1; never in Classic,
     CLS-5.5, nor on a Dynamic object-ball-only shot); nothing in the BREAK phase.
     """
-    noses, nose_radius, mouth_aim = pocket_mouths(table)
-    rail_axis, rail_coord = _rails(table, params, models)
+    noses, nose_radius, mouth_aim = pocket_mouths(setup.table)
+    rail_axis, rail_coord = _rails(setup)
     figures = {
-        "R": dims.R,
-        "reach": contact_distance(table, params, models),
+        "R": setup.dims.R,
+        "reach": contact_distance(setup.table, setup.params, setup.models),
         "max_cut_deg": MAX_CUT_DEG,
         "rail_clearance": RAIL_CLEARANCE,
         "blocked_cost": BLOCKED_COST,
@@ -227,7 +223,7 @@ def planned_families(
     out = MENU_KERNEL(
         jnp.asarray(states.positions, jnp.float64),
         jnp.asarray(states.on_table, jnp.int32),
-        jnp.asarray(jax.vmap(lambda s: shot_pairs(s, dims))(states), jnp.int32),
+        jnp.asarray(jax.vmap(lambda s: shot_pairs(s, setup.dims))(states), jnp.int32),
         jnp.asarray(own_xy, jnp.float64),
         jnp.asarray(in_offs_allowed, jnp.int32),
         jnp.asarray(states.phase == st.BREAK, jnp.int32),
@@ -265,8 +261,9 @@ def own_starts(state: st.GameState, place: Any) -> Any:
     return jnp.where(in_hand[:, None], place, state.positions)
 
 
-def _geometry(state: st.GameState, place: Any, dims: st.Dims, table: Table) -> Geometry:
-    return Geometry(state=state, own_xy=own_starts(state, place), mouth_aim=pocket_mouths(table)[2], R=dims.R)
+def _geometry(state: st.GameState, place: Any, setup: Setup) -> Geometry:
+    mouth_aim = pocket_mouths(setup.table)[2]
+    return Geometry(state=state, own_xy=own_starts(state, place), mouth_aim=mouth_aim, R=setup.dims.R)
 
 
 def pot_styles(rule: PowerRule) -> tuple[tuple[float, float], ...]:
@@ -281,10 +278,7 @@ def styled_pots(
     states: st.GameState,
     best: Candidates,
     rule: PowerRule,
-    dims: st.Dims,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
+    setup: Setup,
 ) -> tuple[Any, Any]:
     """Each kept pot aimed in every `pot_styles` style, with the throw correction: (phi, speed) (B, S x k).
 
@@ -293,12 +287,12 @@ def styled_pots(
     arithmetic for each style's power rule). Style-major, as `_pots` lists them.
     """
     rows = jnp.arange(best.target.shape[0])[:, None]
-    constants, options = planning_constants(dims, rule, table, params, models)
+    constants, options = planning_constants(setup, rule)
     others = (len(pot_styles(rule)) - 1) * best.target.shape[1]
     phi, speed = STYLE_KERNEL(
         jnp.asarray(best.place, jnp.float64),
         jnp.asarray(states.positions[rows, best.target], jnp.float64),
-        jnp.asarray(pocket_mouths(table)[2][best.pocket], jnp.float64),
+        jnp.asarray(pocket_mouths(setup.table)[2][best.pocket], jnp.float64),
         jnp.asarray(best.valid, jnp.int32),
         jnp.asarray(pot_styles(rule)[1:], jnp.float64),
         constants,
@@ -464,8 +458,7 @@ def table_menu(
     planned: Planned,
     menu: Menu,
     rule: PowerRule,
-    dims: st.Dims,
-    table: Table,
+    setup: Setup,
 ) -> Family:
     """One table's menu (`menu.size` moves): `best` is its `candidates` (k = `menu.pots`, at least 3).
 
@@ -477,7 +470,7 @@ def table_menu(
     kicks and safeties, in that order. Every move carries the default decision in its
     decision fields (the search decides separately).
     """
-    g = _geometry(state, place, dims, table)
+    g = _geometry(state, place, setup)
     families = [
         _pots(g, best, styled, rule),
         _in_offs(g, planned),
@@ -490,7 +483,7 @@ def table_menu(
     chosen = jax.tree_util.tree_map(
         lambda x, y: jnp.where((state.phase == st.BREAK).reshape((1,) * x.ndim), x, y), breaks, shots
     )
-    decision = default_decision(state, dims)
+    decision = default_decision(state, setup.dims)
     return Family(
         moves=chosen.moves.replace(
             option=jnp.broadcast_to(decision.option, (menu.size,)),
@@ -502,28 +495,23 @@ def table_menu(
     )
 
 
-@functools.partial(jax.jit, static_argnames=("menu", "rule", "dims", "models"))
+@functools.partial(jax.jit, static_argnames=("menu", "rule"))
 def shot_menu(
     states: st.GameState,
     menu: Menu = Menu(),
     rule: PowerRule = PowerRule(),  # noqa: B008 (frozen, hashable)
-    dims: st.Dims = st.DEFAULT_DIMS,
-    table: Table | None = None,
-    params: PhysicsParams = PYRAMID_PARAMS,
-    models: Models = Models(),  # noqa: B008 (frozen, hashable)
+    setup: Setup | None = None,
 ) -> Family:
     """The menu of a batch of tables (fields (B, `menu.size`)): the one list of candidate shots.
 
     The search bot simulates it, greedy plays its first pot (or its plain safety), the
     environments' `assisted` actions pick a slot of it and the trained policy scores it.
     """
-    table = preset() if table is None else table
-    best = candidates(states, dims, menu.pots, rule, table, params, models)
-    styled = styled_pots(states, best, rule, dims, table, params, models)
-    places = hand_places(states, dims)
-    planned = planned_families(
-        states, jax.vmap(own_starts)(states, places), menu, dims, table, params, models
-    )
-    return jax.vmap(lambda s, c, a, p, f: table_menu(s, c, a, p, f, menu, rule, dims, table))(
+    setup = default_setup() if setup is None else setup
+    best = candidates(states, setup, menu.pots, rule)
+    styled = styled_pots(states, best, rule, setup)
+    places = hand_places(states, setup.dims)
+    planned = planned_families(states, jax.vmap(own_starts)(states, places), menu, setup)
+    return jax.vmap(lambda s, c, a, p, f: table_menu(s, c, a, p, f, menu, rule, setup))(
         states, best, styled, places, planned
     )

@@ -39,10 +39,9 @@ from piramida.agents.candidates import (
 )
 from piramida.physics.kernel import contact_distance
 from piramida.physics.noise import LEVELS
-from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
-from piramida.physics.table import Table
 from piramida.rules import ids
 from piramida.rules import state as st
+from piramida.rules.setup import Setup, default_setup
 from piramida.rules.variants import CLASSIC_VALUES
 
 HAND_TRAVEL = 0.5  # m: a ball in hand is placed for a straight shot about this far from the ghost
@@ -59,20 +58,21 @@ def tolerance(room: Any, to_pocket: Any, cut_cos: Any, travel: Any, R: Any) -> A
 
 
 def sigma_per_magnitude(
-    table: Table,
-    params: PhysicsParams = PYRAMID_PARAMS,
-    models: Models = Models(),  # noqa: B008 (frozen, hashable)
+    setup: Setup | None = None,
 ) -> Any:
     """The aim sigma (radians) of magnitude 1 that makes the calibration shot a 50 % pot at `amateur`.
 
     The calibration shot is `benchmarks/noise_levels.py`'s: straight into the front-left
     corner along its axis, object ball 1 m from the aim point, own ball 1 m behind it.
     """
-    noses, nose_radius, _ = pocket_mouths(table)
+    setup = default_setup() if setup is None else setup
+    noses, nose_radius, _ = pocket_mouths(setup.table)
     axis = jnp.asarray([[-1.0, -1.0]]) / np.sqrt(2.0)  # from the table into pocket 0
     heading = jnp.broadcast_to(axis, (6, 2))
-    room = pocket_room(heading, noses, nose_radius, contact_distance(table, params, models))[0]
-    tol = tolerance(room, CALIBRATION_DISTANCE, 1.0, CALIBRATION_DISTANCE, params.R)
+    room = pocket_room(
+        heading, noses, nose_radius, contact_distance(setup.table, setup.params, setup.models)
+    )[0]
+    tol = tolerance(room, CALIBRATION_DISTANCE, 1.0, CALIBRATION_DISTANCE, setup.params.R)
     return tol / (HALF * np.sqrt(2.0) * LEVELS["amateur"])
 
 
@@ -98,17 +98,15 @@ class PotGeometry:
 
 def pot_geometry(
     state: st.GameState,
-    table: Table,
-    dims: st.Dims = st.DEFAULT_DIMS,
-    params: PhysicsParams = PYRAMID_PARAMS,
-    models: Models = Models(),  # noqa: B008 (frozen, hashable)
+    setup: Setup | None = None,
 ) -> PotGeometry:
     """The pocket end of every direct pot on one table (`PotGeometry`)."""
-    R = dims.R
+    setup = default_setup() if setup is None else setup
+    R = setup.dims.R
     pos, on = state.positions, state.on_table
     balls = jnp.arange(N)
-    noses, nose_radius, mouth_aim = pocket_mouths(table)
-    reach = contact_distance(table, params, models)
+    noses, nose_radius, mouth_aim = pocket_mouths(setup.table)
+    reach = contact_distance(setup.table, setup.params, setup.models)
     to_target, to_pocket = unit(mouth_aim[None] - pos[:, None])  # (T, P, 2), (T, P)
     kiss = near_segment(pos[None, None], pos[:, None, None], mouth_aim[None, :, None], 2.0 * R)  # (T, P, 16)
     return PotGeometry(
@@ -122,12 +120,11 @@ def pot_geometry(
 
 def aim_sigma(
     magnitude: Any,
-    table: Table,
-    params: PhysicsParams = PYRAMID_PARAMS,
-    models: Models = Models(),  # noqa: B008 (frozen, hashable)
+    setup: Setup | None = None,
 ) -> Any:
     """The aim sigma (radians) a plan expects at noise `magnitude` (never below the model's own error)."""
-    return sigma_per_magnitude(table, params, models) * jnp.maximum(magnitude, PLAN_SIGMA_MAGNITUDE)
+    setup = default_setup() if setup is None else setup
+    return sigma_per_magnitude(setup) * jnp.maximum(magnitude, PLAN_SIGMA_MAGNITUDE)
 
 
 def _tolerance_of(geometry: PotGeometry, cut_cos: Any, travel: Any, R: float) -> Any:
@@ -150,10 +147,7 @@ def chance_of(geometry: PotGeometry, cut_cos: Any, travel: Any, sigma: Any, R: f
 def pot_chance_table(
     state: st.GameState,
     magnitude: Any,
-    table: Table,
-    dims: st.Dims = st.DEFAULT_DIMS,
-    params: PhysicsParams = PYRAMID_PARAMS,
-    models: Models = Models(),  # noqa: B008 (frozen, hashable)
+    setup: Setup | None = None,
     geometry: PotGeometry | None = None,
 ) -> Any:
     """One table: (own ball, object ball, pocket) -> the chance the direct pot goes in, (16, 16, 6).
@@ -163,23 +157,21 @@ def pot_chance_table(
     `HAND_TRAVEL` from the ghost. Zero where the pot is not on, and in the BREAK phase
     (nobody's advantage there). `geometry` is `pot_geometry`'s, for a caller that has it.
     """
-    tol = _tolerance_table(state, table, dims, params, models, geometry)
-    return _chance(tol, aim_sigma(magnitude, table, params, models))
+    setup = default_setup() if setup is None else setup
+    tol = _tolerance_table(state, setup, geometry)
+    return _chance(tol, aim_sigma(magnitude, setup))
 
 
 def _tolerance_table(
     state: st.GameState,
-    table: Table,
-    dims: st.Dims,
-    params: PhysicsParams,
-    models: Models,
+    setup: Setup,
     geometry: PotGeometry | None,
 ) -> Any:
     """(16, 16, 6) the aim error each direct pot forgives, 0 where it is not on (`pot_chance_table`)."""
-    R = dims.R
+    R = setup.dims.R
     pos, on = state.positions, state.on_table
     balls = jnp.arange(N)
-    geometry = pot_geometry(state, table, dims, params, models) if geometry is None else geometry
+    geometry = pot_geometry(state, setup) if geometry is None else geometry
     # The own ball's path to the object ball, clear of every third ball.
     kiss = near_segment(pos[None, None], pos[:, None, None], pos[None, :, None], 2.0 * R)  # (O, T, 16)
     thirds = on & (balls != balls[:, None, None]) & (balls != balls[None, :, None])
@@ -197,7 +189,7 @@ def _tolerance_table(
     travel = jnp.where(from_hand, HAND_TRAVEL, travel)
     valid = (
         own_balls(state)[:, None, None]
-        & object_balls(state, dims)[None, :, None]
+        & object_balls(state, setup.dims)[None, :, None]
         & (balls[:, None, None] != balls[None, :, None])
         & (own_clear[..., None] | from_hand)
         & (state.phase != st.BREAK)
@@ -208,10 +200,7 @@ def _tolerance_table(
 def pot_chances(
     state: st.GameState,
     magnitude: Any,
-    table: Table,
-    dims: st.Dims = st.DEFAULT_DIMS,
-    params: PhysicsParams = PYRAMID_PARAMS,
-    models: Models = Models(),  # noqa: B008 (frozen, hashable)
+    setup: Setup | None = None,
 ) -> tuple[Any, Any]:
     """One table: the best direct pot's chance for the player to move, and its best expected points.
 
@@ -219,8 +208,9 @@ def pot_chances(
     no pot is on (`pot_chance_table`). The chance grows with the aim error a pot forgives,
     so only each object ball's most forgiving pot needs one (16 `erf`s, not 1,536).
     """
-    best = jnp.max(_tolerance_table(state, table, dims, params, models, None), axis=(0, 2))  # (16,)
-    chance = _chance(best, aim_sigma(magnitude, table, params, models))
+    setup = default_setup() if setup is None else setup
+    best = jnp.max(_tolerance_table(state, setup, None), axis=(0, 2))  # (16,)
+    chance = _chance(best, aim_sigma(magnitude, setup))
     worth = jnp.where(state.variant == ids.CLASSIC, CLASSIC_VALUES, 1).astype(chance.dtype)
     return jnp.max(chance), jnp.max(chance * worth)
 

@@ -19,6 +19,7 @@ from piramida.rules import ids, placement
 from piramida.rules import state as st
 from piramida.rules.decisions import eligible_balls
 from piramida.rules.game import Move, move
+from piramida.rules.setup import Setup, default_setup
 
 SPEED = (0.5, 7.0)  # m/s, the cue speed of an ordinary shot
 BREAK_SPEED = (5.0, 9.0)  # m/s, a break
@@ -86,9 +87,9 @@ class RandomAgent:
     name = "random"
     cheap_choice = True  # cheaper than gathering the tables that move (`envs.core.replies`)
 
-    def __init__(self, dims: st.Dims = st.DEFAULT_DIMS) -> None:
-        """A random agent for a table of the given figures."""
-        self.dims = dims
+    def __init__(self, setup: Setup | None = None) -> None:
+        """A random agent for a table (`rules.setup.Setup`, default `default_setup()`): its figures."""
+        self.dims = (default_setup() if setup is None else setup).dims
 
     def act(self, states: st.GameState, keys: Array) -> Move:
         """Random moves: states (B,), keys (B, 2)."""

@@ -49,13 +49,12 @@ from piramida.agents.candidates import PowerRule
 from piramida.agents.menu import Family, Menu, moves_at, shot_menu
 from piramida.agents.position import pot_chances, race_value
 from piramida.physics import noise
-from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
-from piramida.physics.table import Table, preset
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules import verdict as vd
 from piramida.rules.decisions import Decision, decide, default_decision
 from piramida.rules.game import Move, play
+from piramida.rules.setup import Setup, default_setup
 
 # Event-log slots of each simulated outcome: fewer than the game's (`rules.game.CAPACITY`),
 # to keep the many simulations of a decision cheap; the rare longer shot (a slow push
@@ -119,10 +118,7 @@ def outcome_value(
     invalid: Any,
     magnitude: Any,
     config: SearchConfig,
-    dims: st.Dims,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
+    setup: Setup,
 ) -> Any:
     """One table: the value of going from `before` to `after` for `before`'s mover (module docstring).
 
@@ -132,7 +128,7 @@ def outcome_value(
     """
     me, opponent = before.turn, 1 - before.turn
     decided = jnp.where(after.phase == st.DECISION, 1, 0)
-    resolved_invalid, resolved = decide(after, default_decision(after, dims), dims)
+    resolved_invalid, resolved = decide(after, default_decision(after, setup.dims), setup.dims)
     after = jax.tree_util.tree_map(lambda x, y: jnp.where(decided == 1, x, y), resolved, after)
     del resolved_invalid
     target = jnp.where(before.variant == ids.CLASSIC, st.CLASSIC_TARGET, st.FREE_TARGET)
@@ -141,7 +137,7 @@ def outcome_value(
     result = jnp.where(
         over & (after.winner == me), 1.0, jnp.where(over & (after.winner == opponent), -1.0, 0.0)
     )
-    chance, points = pot_chances(after, magnitude, table, dims, params, models)
+    chance, points = pot_chances(after, magnitude, setup)
     side = jnp.where(after.turn == me, 1.0, -1.0)
     value = (gain + jnp.where(over, 0.0, side * config.position_weight * points)) / target + result
     # Free pyramid is a pure race to 8 balls, any ball for any ball (FREE-1, FREE-5): the
@@ -165,19 +161,21 @@ def _simulate_values(
     keys: Array,
     magnitude: Any,
     config: SearchConfig,
-    dims: st.Dims,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
+    setup: Setup,
 ) -> Any:
     """The values of B x M moves (`moves` fields (B, M), keys (B, M, 2)): one batched `play`."""
     batch, count = moves.ball.shape
     flat_states = _repeat(states, count)
     flat_moves = jax.tree_util.tree_map(lambda x: x.reshape(batch * count, *x.shape[2:]), moves)
     after, outcome = play(
-        flat_states, flat_moves, keys.reshape(-1, 2), magnitude, table, params, models, config.capacity, dims
+        flat_states,
+        flat_moves,
+        keys.reshape(-1, 2),
+        magnitude,
+        setup,
+        config.capacity,
     )
-    values = jax.vmap(lambda b, a, i: outcome_value(b, a, i, magnitude, config, dims, table, params, models))(
+    values = jax.vmap(lambda b, a, i: outcome_value(b, a, i, magnitude, config, setup))(
         flat_states, after, outcome.verdict.invalid
     )
     return values.reshape(batch, count)
@@ -188,10 +186,7 @@ def stage_one_values(
     moves: Move,
     magnitude: Any,
     config: SearchConfig,
-    dims: st.Dims,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
+    setup: Setup,
 ) -> Any:
     """Stage 1 (module docstring): the values of B x M moves struck with no random noise, (B, M).
 
@@ -203,7 +198,7 @@ def stage_one_values(
     aimed = jax.tree_util.tree_map(lambda x: jnp.concatenate([x] * nodes.shape[0], axis=1), moves)
     aimed = aimed.replace(phi=aimed.phi + noise.SIGMA_PHI_DEG * magnitude * jnp.repeat(nodes, size))
     exact = jnp.zeros((batch, size * nodes.shape[0], 2), jnp.uint32)  # no random noise: keys unused
-    values = _simulate_values(states, aimed, exact, 0.0, config, dims, table, params, models)
+    values = _simulate_values(states, aimed, exact, 0.0, config, setup)
     return values.reshape(batch, nodes.shape[0], size).mean(axis=1)
 
 
@@ -211,23 +206,20 @@ def _best_decision(
     state: st.GameState,
     magnitude: Any,
     config: SearchConfig,
-    dims: st.Dims,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
+    setup: Setup,
 ) -> Decision:
     """One table's decision: the allowed (option, ball) pair whose resulting position is worth most."""
     options = jnp.repeat(jnp.arange(4, dtype=jnp.int32), ids.N_BALLS + 1)
     balls = jnp.tile(jnp.arange(-1, ids.N_BALLS, dtype=jnp.int32), 4)
 
     def value_of(option: Any, ball: Any) -> Any:
-        invalid, after = decide(state, Decision(option, ball), dims)
-        value = outcome_value(state, after, jnp.int32(0), magnitude, config, dims, table, params, models)
+        invalid, after = decide(state, Decision(option, ball), setup.dims)
+        value = outcome_value(state, after, jnp.int32(0), magnitude, config, setup)
         return jnp.where(invalid != 0, -jnp.inf, value)
 
     values = jax.vmap(value_of)(options, balls)
     best = jnp.argmax(values)
-    fallback = default_decision(state, dims)
+    fallback = default_decision(state, setup.dims)
     found = jnp.isfinite(values[best])
     return Decision(
         option=jnp.where(found, options[best], fallback.option),
@@ -264,21 +256,18 @@ def analyse(
     keys: Array,
     magnitude: Any,
     config: SearchConfig,
-    dims: st.Dims,
+    setup: Setup,
     rule: PowerRule,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
 ) -> Analysis:
     """The two stages of the module docstring on (B,) states with (B, 2) keys (traceable)."""
-    menu = shot_menu(states, config.menu, rule, dims, table, params, models)
-    values = stage_one_values(states, menu.moves, magnitude, config, dims, table, params, models)
+    menu = shot_menu(states, config.menu, rule, setup)
+    values = stage_one_values(states, menu.moves, magnitude, config, setup)
     values = jnp.where(menu.valid, values, 2.0 * ILLEGAL)
     if config.finalists == 0:
         slot = jnp.argmax(values, axis=1)
         return Analysis(menu=menu, values=values, slot=slot, value=jnp.max(values, axis=1))
     top_values, top = jax.lax.top_k(values, config.finalists)  # (B, F)
-    means = finalist_values(states, menu.moves, top, keys, magnitude, config, dims, table, params, models)
+    means = finalist_values(states, menu.moves, top, keys, magnitude, config, setup)
     means = jnp.where(top_values <= ILLEGAL, top_values, means)  # an illegal finalist stays illegal
     best = jnp.argmax(means, axis=1)
     slot = jnp.take_along_axis(top, best[:, None], axis=1)[:, 0]
@@ -292,10 +281,7 @@ def finalist_values(
     keys: Array,
     magnitude: Any,
     config: SearchConfig,
-    dims: st.Dims,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
+    setup: Setup,
 ) -> Any:
     """Stage 2 (module docstring): the mean values (B, F) of the menu slots `top` (B, F) of `moves` (B, M).
 
@@ -306,7 +292,7 @@ def finalist_values(
     draws = jax.vmap(lambda k: jax.random.split(k, config.samples))(keys)  # (B, S, 2)
     noisy = jax.tree_util.tree_map(lambda x: jnp.repeat(x, config.samples, axis=1), _pick(moves, top))
     sample_keys = jnp.tile(draws, (1, finalists, 1))
-    means = _simulate_values(states, noisy, sample_keys, magnitude, config, dims, table, params, models)
+    means = _simulate_values(states, noisy, sample_keys, magnitude, config, setup)
     return means.reshape(batch, finalists, config.samples).mean(axis=-1)
 
 
@@ -321,34 +307,28 @@ def best_decisions(
     states: st.GameState,
     magnitude: Any,
     config: SearchConfig,
-    dims: st.Dims,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
+    setup: Setup,
 ) -> Decision:
     """(B,) the decisions the search's value prefers (`_best_decision` per table)."""
-    return jax.vmap(lambda s: _best_decision(s, magnitude, config, dims, table, params, models))(states)
+    return jax.vmap(lambda s: _best_decision(s, magnitude, config, setup))(states)
 
 
-@functools.partial(jax.jit, static_argnames=("config", "dims", "rule", "models"))
+@functools.partial(jax.jit, static_argnames=("config", "rule"))
 def analysed_moves(
     states: st.GameState,
     keys: Array,
     magnitude: Any,
     config: SearchConfig,
-    dims: st.Dims,
+    setup: Setup,
     rule: PowerRule,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
 ) -> tuple[Move, Analysis]:
     """`SearchAgent.act` as a function, (B,) states and (B, 2) keys -> (B,) moves, and what the search saw.
 
     The analysis is the labels a policy learning from the search bot takes (`training.expert`).
     """
-    found = analyse(states, keys, magnitude, config, dims, rule, table, params, models)
+    found = analyse(states, keys, magnitude, config, setup, rule)
     shot = moves_at(found.menu.moves, found.slot)
-    decision = best_decisions(states, magnitude, config, dims, table, params, models)
+    decision = best_decisions(states, magnitude, config, setup)
     return shot.replace(option=decision.option, take=decision.ball), found
 
 
@@ -360,7 +340,8 @@ class SearchAgent:
       noise: the execution-noise magnitude the bot plans for (a `physics.noise.LEVELS` name
         or a number): match it to the noise of the games it plays.
       config: a `SearchConfig` instead of a level.
-      rule, dims, table, params, models: the power rule and the table's physics.
+      rule: the power rule.
+      setup: the table and its physics (`rules.setup.Setup`; default: `default_setup()`).
 
     """
 
@@ -372,10 +353,7 @@ class SearchAgent:
         noise_level: str | float = "pro",
         config: SearchConfig | None = None,
         rule: PowerRule = PowerRule(),  # noqa: B008 (frozen, hashable)
-        dims: st.Dims = st.DEFAULT_DIMS,
-        table: Table | None = None,
-        params: PhysicsParams = PYRAMID_PARAMS,
-        models: Models = Models(),  # noqa: B008 (frozen, hashable)
+        setup: Setup | None = None,
     ) -> None:
         """A search bot at `level` (or with `config`), planning for `noise_level`."""
         if config is None:
@@ -390,10 +368,7 @@ class SearchAgent:
             config = replace(config, finalists=0, quadrature=False)
         self.config = config
         self.rule = rule
-        self.dims = dims
-        self.table = preset() if table is None else table
-        self.params = params
-        self.models = models
+        self.setup = default_setup() if setup is None else setup
 
     @property
     def budget(self) -> int:
@@ -407,10 +382,7 @@ class SearchAgent:
             keys,
             self.magnitude,
             self.config,
-            self.dims,
+            self.setup,
             self.rule,
-            self.table,
-            self.params,
-            self.models,
         )
         return moves

@@ -27,10 +27,9 @@ import jax.numpy as jnp
 from piramida.agents.candidates import arrival, object_balls, own_balls, pocket_mouths
 from piramida.agents.menu import KINDS, POT_STYLES, Family, Menu
 from piramida.agents.position import PotGeometry, aim_sigma, chance_of, pot_chance_table, pot_geometry
-from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
-from piramida.physics.table import Table, preset
 from piramida.rules import ids
 from piramida.rules import state as st
+from piramida.rules.setup import Setup, default_setup
 from piramida.rules.variants import CLASSIC_VALUES
 
 POCKETS = 6
@@ -115,10 +114,7 @@ def _leave(
     chances: Any,
     geometry: PotGeometry,
     magnitude: Any,
-    dims: st.Dims,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
+    setup: Setup,
 ) -> Any:
     """(M, 7) where each slot's shot leaves the table, by a player's rules of thumb (no simulation).
 
@@ -131,7 +127,7 @@ def _leave(
     direct pot for the next shot (any object ball but the one potted now), and the best pot
     the shot leaves untouched (pairs without its own ball and object ball).
     """
-    R, a_r = dims.R, params.u_r * params.g
+    R, a_r = setup.dims.R, setup.params.u_r * setup.params.g
     pos = state.positions
     heading = jnp.stack([jnp.cos(jnp.radians(moves.phi)), jnp.sin(jnp.radians(moves.phi))], axis=-1)
     rel = pos[target] - own_xy
@@ -139,24 +135,26 @@ def _leave(
     miss = jnp.sum(rel * rel, axis=-1) - along * along - 4.0 * R * R
     met = (along > 0.0) & (miss < CONTACT_SLACK * R * R)  # throw-corrected aims pass a hair wide
     travel = jnp.maximum(along - jnp.sqrt(jnp.maximum(-miss, 0.0)), 0.0)
-    speed, roll = arrival(moves.speed, moves.b, travel, params)
+    speed, roll = arrival(moves.speed, moves.b, travel, setup.params)
     contact = own_xy + travel[:, None] * heading
     normal, _ = _unit(pos[target] - contact)
     cut_cos = jnp.clip(jnp.sum(heading * normal, axis=-1), 0.0, 1.0)
-    run = ((1.0 + params.e_b) / 2.0 * speed * cut_cos) ** 2 / (2.0 * a_r)
+    run = ((1.0 + setup.params.e_b) / 2.0 * speed * cut_cos) ** 2 / (2.0 * a_r)
     tangent = speed[:, None] * (heading - cut_cos[:, None] * normal)
     rolling = jnp.where(
         met[:, None], (5.0 * tangent + 2.0 * roll[:, None] * heading) / 7.0, roll[:, None] * heading
     )
     direction, pace = _unit(rolling)
     start = jnp.where(met[:, None], contact, own_xy)
-    end = start + direction * jnp.minimum(pace**2 / (2.0 * a_r), 4.0 * dims.length)[:, None]
-    leave = jnp.stack([_fold(end[:, 0], R, dims.width - R), _fold(end[:, 1], R, dims.length - R)], axis=-1)
+    end = start + direction * jnp.minimum(pace**2 / (2.0 * a_r), 4.0 * setup.dims.length)[:, None]
+    leave = jnp.stack(
+        [_fold(end[:, 0], R, setup.dims.width - R), _fold(end[:, 1], R, setup.dims.length - R)], axis=-1
+    )
     aim, distance = _unit(geometry.ghost[None] - leave[:, None, None])  # (M, T, P)
     next_cut = jnp.sum(aim * geometry.to_target[None], axis=-1)
-    nxt = chance_of(geometry, next_cut, distance, aim_sigma(magnitude, table, params, models), R)
+    nxt = chance_of(geometry, next_cut, distance, aim_sigma(magnitude, setup), R)
     balls = jnp.arange(ids.N_BALLS)
-    others = (balls != target[:, None]) & (balls != moves.ball[:, None]) & object_balls(state, dims)
+    others = (balls != target[:, None]) & (balls != moves.ball[:, None]) & object_balls(state, setup.dims)
     best_next = jnp.max(jnp.where(others[:, :, None] & (state.phase != st.BREAK), nxt, 0.0), axis=(1, 2))
     untouched = (balls[None, :, None] != moves.ball[:, None, None]) & (
         balls[None, None, :] != target[:, None, None]
@@ -170,7 +168,7 @@ def _leave(
             met[:, None].astype(pos.dtype),
             cut_cos[:, None],
             jnp.clip(run / jnp.maximum(obj_travel, 0.05), 0.0, 4.0)[:, None] / 4.0,
-            leave / jnp.asarray([dims.width, dims.length]),
+            leave / jnp.asarray([setup.dims.width, setup.dims.length]),
             best_next[:, None],
             best_other[:, None],
         ],
@@ -183,13 +181,10 @@ def table_view(
     family: Family,
     magnitude: Any,
     menu: Menu,
-    dims: st.Dims,
-    table: Table,
-    params: PhysicsParams,
-    models: Models,
+    setup: Setup,
 ) -> SlotView:
     """One table's view, from the side of the player to move; `family` is its menu (fields (M,))."""
-    scale = jnp.asarray([dims.width, dims.length])
+    scale = jnp.asarray([setup.dims.width, setup.dims.length])
     pos, on = state.positions, state.on_table
     moves = family.moves
     breaking = state.phase == st.BREAK
@@ -200,17 +195,15 @@ def table_view(
     placing = breaking | (state.phase == st.IN_HAND)
     own_xy = jnp.where(placing, moves.place, pos[moves.ball])
     obj_xy = pos[target]
-    _, _, mouth_aim = pocket_mouths(table)
+    _, _, mouth_aim = pocket_mouths(setup.table)
     to_pocket, obj_travel = _unit(mouth_aim[pocket] - obj_xy)
-    ghost = obj_xy - 2.0 * dims.R * to_pocket
+    ghost = obj_xy - 2.0 * setup.dims.R * to_pocket
     heading, own_travel = _unit(ghost - own_xy)
     cut_cos = jnp.clip(jnp.sum(heading * to_pocket, axis=-1), -1.0, 1.0)
-    geometry = pot_geometry(state, table, dims, params, models)
-    chances = pot_chance_table(state, magnitude, table, dims, params, models, geometry)
+    geometry = pot_geometry(state, setup)
+    chances = pot_chance_table(state, magnitude, setup, geometry)
     chance = chances[moves.ball, target, pocket]
-    after = _leave(
-        state, moves, target, own_xy, obj_travel, chances, geometry, magnitude, dims, table, params, models
-    )
+    after = _leave(state, moves, target, own_xy, obj_travel, chances, geometry, magnitude, setup)
     classic = state.variant == ids.CLASSIC
     worth = jnp.where(classic, CLASSIC_VALUES, 1).astype(pos.dtype) / 15.0
     phi = jnp.radians(moves.phi)
@@ -223,7 +216,7 @@ def table_view(
             obj_xy / scale,
             jax.nn.one_hot(pocket, POCKETS, dtype=pos.dtype),
             jnp.stack([cut_cos, jnp.degrees(jnp.arccos(cut_cos)) / 90.0], axis=-1),
-            jnp.stack([own_travel, obj_travel], axis=-1) / dims.length,
+            jnp.stack([own_travel, obj_travel], axis=-1) / setup.dims.length,
             chance[:, None],
             jnp.stack([moves.speed / MAX_SPEED, moves.a, moves.b], axis=-1),
             jnp.stack([jnp.cos(phi), jnp.sin(phi)], axis=-1),
@@ -238,7 +231,7 @@ def table_view(
             on[:, None].astype(pos.dtype),
             jnp.where(on[:, None], pos / scale, 0.0),
             own_balls(state)[:, None].astype(pos.dtype),
-            object_balls(state, dims)[:, None].astype(pos.dtype),
+            object_balls(state, setup.dims)[:, None].astype(pos.dtype),
             jnp.where(on, worth, 0.0)[:, None],
             (jnp.arange(ids.N_BALLS) == ids.COLOURED)[:, None].astype(pos.dtype),
         ],
@@ -258,24 +251,19 @@ def table_view(
     return SlotView(slots=slots, balls=balls, context=context, legal=family.valid)
 
 
-@functools.partial(jax.jit, static_argnames=("menu", "dims", "models"))
+@functools.partial(jax.jit, static_argnames=("menu",))
 def observe_slots(
     states: st.GameState,
     family: Family,
     magnitude: Any,
     menu: Menu = Menu(),  # noqa: B008 (frozen, hashable)
-    dims: st.Dims = st.DEFAULT_DIMS,
-    table: Table | None = None,
-    params: PhysicsParams = PYRAMID_PARAMS,
-    models: Models = Models(),  # noqa: B008 (frozen, hashable)
+    setup: Setup | None = None,
 ) -> SlotView:
     """The views of (B,) states whose menus (`shot_menu(states, menu)`) are `family` (float32: the network's).
 
     `magnitude` is the execution noise, one for all or (B,).
     """
-    table = preset() if table is None else table
+    setup = default_setup() if setup is None else setup
     magnitudes = jnp.broadcast_to(jnp.asarray(magnitude, jnp.float64), states.phase.shape)
-    views = jax.vmap(lambda s, f, m: table_view(s, f, m, menu, dims, table, params, models))(
-        states, family, magnitudes
-    )
+    views = jax.vmap(lambda s, f, m: table_view(s, f, m, menu, setup))(states, family, magnitudes)
     return jax.tree_util.tree_map(lambda x: x.astype(jnp.float32) if x.dtype == jnp.float64 else x, views)

@@ -35,12 +35,11 @@ from piramida.agents.scorer import NEG, load, score
 from piramida.agents.search import Analysis, SearchConfig, best_decisions, finalist_values
 from piramida.agents.slots import observe_slots
 from piramida.physics import noise
-from piramida.physics.params import PYRAMID_PARAMS, Models
-from piramida.physics.table import preset
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.decisions import default_decision
 from piramida.rules.game import Move, move, where_tables
+from piramida.rules.setup import default_setup
 
 SHIPPED = Path(__file__).with_name("data") / "trained.npz"
 VALUE_CONFIG = search.LEVELS[search.DEFAULT_LEVEL]  # the search's value of a decision (its weights)
@@ -56,10 +55,8 @@ def _scored_menu(
     params: Any, states: st.GameState, magnitude: Any, width: int, menu: Menu
 ) -> tuple[Family, Any]:
     """The shot menu of (B,) states and the network's logits (B, M) of its slots."""
-    family = shot_menu(states, menu, dims=st.DEFAULT_DIMS, table=preset())
-    logits, _, _ = score(
-        params, width, observe_slots(states, family, magnitude, menu, st.DEFAULT_DIMS, preset())
-    )
+    family = shot_menu(states, menu)
+    logits, _, _ = score(params, width, observe_slots(states, family, magnitude, menu))
     return family, logits
 
 
@@ -95,10 +92,7 @@ def network_search(
         keys,
         magnitude,
         lookahead,
-        st.DEFAULT_DIMS,
-        preset(),
-        PYRAMID_PARAMS,
-        Models(),
+        default_setup(),
     )
     means = jnp.where(legal, means, 2.0 * search.ILLEGAL)
     slot = jnp.take_along_axis(top, jnp.argmax(means, axis=1)[:, None], axis=1)[:, 0]
@@ -136,7 +130,7 @@ def _shots(
         jnp.all(found_any),
         lambda: shot,
         lambda: where_tables(
-            found_any, shot, jax.vmap(lambda s, p: safety_move(s, p, dims))(states, hand_places(states, dims))
+            found_any, shot, jax.vmap(lambda s, p: safety_move(s, p))(states, hand_places(states, dims))
         ),
     )
 
@@ -158,7 +152,7 @@ def trained_moves(
     Each half runs only when some table needs it (a `cond` on the batch), so a move at
     batch 1 pays for one of them.
     """
-    dims, table = st.DEFAULT_DIMS, preset()
+    setup = default_setup()
     shooting = jnp.any(states.phase <= st.IN_HAND)  # BREAK, NORMAL or IN_HAND
     idle = move(ball=jnp.full(states.phase.shape, ids.COLOURED, jnp.int32))
     shot = jax.lax.cond(
@@ -166,8 +160,8 @@ def trained_moves(
     )
     decision = jax.lax.cond(
         jnp.any(states.phase == st.DECISION),
-        lambda: best_decisions(states, magnitude, VALUE_CONFIG, dims, table, PYRAMID_PARAMS, Models()),
-        lambda: jax.vmap(lambda s: default_decision(s, dims))(states),
+        lambda: best_decisions(states, magnitude, VALUE_CONFIG, setup),
+        lambda: jax.vmap(lambda s: default_decision(s, setup.dims))(states),
     )
     return shot.replace(option=decision.option, take=decision.ball)
 
@@ -190,9 +184,7 @@ def analysed_trained_moves(
     by the search's value.
     """
     found = network_search(params, states, keys, magnitude, width, menu, lookahead, explore)
-    decision = best_decisions(
-        states, magnitude, VALUE_CONFIG, st.DEFAULT_DIMS, preset(), PYRAMID_PARAMS, Models()
-    )
+    decision = best_decisions(states, magnitude, VALUE_CONFIG, default_setup())
     return moves_at(found.menu.moves, found.slot).replace(option=decision.option, take=decision.ball), found
 
 

@@ -34,12 +34,11 @@ from piramida.agents.menu import Menu, shot_menu
 from piramida.envs import core
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
-from piramida.physics.params import PYRAMID_PARAMS, Models
 from piramida.physics.provenance import stamped
-from piramida.physics.table import preset
 from piramida.physics.workloads import time_kernel
 from piramida.rules import state as st
 from piramida.rules.game import where_tables
+from piramida.rules.setup import default_setup
 
 runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
@@ -63,8 +62,8 @@ def positions(frames: int, moves: int) -> st.GameState:
 
 def candidates_with(preselect: int) -> Any:
     """The candidates (k = `K`) as a jitted function of (B,) states, `preselect` shots corrected per table."""
-    table, params, models, dims, rule = preset(), PYRAMID_PARAMS, Models(), st.DEFAULT_DIMS, PowerRule()
-    return jax.jit(lambda s: ranked_candidates(s, dims, K, preselect, rule, table, params, models))
+    setup, rule = default_setup(), PowerRule()
+    return jax.jit(lambda s: ranked_candidates(s, setup, K, preselect, rule))
 
 
 def median_ms(program: Any, tables: list[st.GameState], repeats: int) -> float:

@@ -153,7 +153,7 @@ def assisted_fallbacks(states: st.GameState, actions: Any, found: Family, dims: 
     slot = jnp.clip(jnp.asarray(actions[:, 0], jnp.int32), 0, K - 1)
     chosen = jnp.take_along_axis(found.valid, slot[:, None], axis=1)[:, 0]
     needed = ~chosen & (states.phase != st.DECISION)
-    plan = jax.vmap(lambda s, p: safety_move(s, p, dims))
+    plan = jax.vmap(lambda s, p: safety_move(s, p))
     return jax.lax.cond(
         jnp.any(needed), lambda: plan(states, hand_places(states, dims)), lambda: moves_at(found.moves, slot)
     )

@@ -148,7 +148,7 @@ def observe_states(states: st.GameState, shot_limit: Any, noise: Any, kind: str)
 @jax.jit
 def legal_masks(states: st.GameState) -> Any:
     """(B, sum(nvec)) the assisted mode's legal choices of a batch (`envs.actions`)."""
-    found = shot_menu(states, act.MENU, dims=st.DEFAULT_DIMS)
+    found = shot_menu(states, act.MENU)
     return jax.vmap(act.assisted_mask_table)(states, found)
 
 
@@ -157,7 +157,7 @@ def decode(states: st.GameState, actions: Any, mode: str) -> Move:
     dims = st.DEFAULT_DIMS
     if mode == "raw":
         return act.decode_raw(states, actions, dims)
-    found = shot_menu(states, act.MENU, dims=dims)
+    found = shot_menu(states, act.MENU)
     fallbacks = act.assisted_fallbacks(states, actions, found, dims)
     return jax.vmap(act.decode_assisted_table)(states, actions, found, fallbacks)
 

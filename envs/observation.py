@@ -135,9 +135,9 @@ def observe_table(state: st.GameState, dims: st.Dims, shot_limit: int) -> dict[s
     }
 
 
-def observe_menu(states: st.GameState, noise: Any, dims: st.Dims) -> dict[str, Any]:
+def observe_menu(states: st.GameState, noise: Any) -> dict[str, Any]:
     """A batch's `menu` observations: the slot features of the assisted actions' menu (`agents.slots`)."""
-    view = observe_slots(states, shot_menu(states, MENU, dims=dims), noise, MENU, dims)
+    view = observe_slots(states, shot_menu(states, MENU), noise, MENU)
     return {
         "slots": view.slots,
         "balls": view.balls,
@@ -152,7 +152,7 @@ def observe(states: st.GameState, dims: st.Dims, shot_limit: Any, noise: Any, ki
     `noise` (the execution noise) is a feature of the `menu` observation only.
     """
     if kind == "menu":
-        return observe_menu(states, noise, dims)
+        return observe_menu(states, noise)
     parts = jax.vmap(lambda s: observe_table(s, dims, shot_limit))(states)
     if kind == "dict":
         return parts

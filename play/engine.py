@@ -26,7 +26,6 @@ from piramida.physics.contract import STRIKE_FIELDS
 from piramida.physics.fields import FieldError
 from piramida.physics.kernel import contact_distance
 from piramida.physics.motion import ABSENT, STATIONARY
-from piramida.physics.params import PYRAMID_PARAMS, Models
 from piramida.physics.trajectory import trajectory
 from piramida.physics.validate import InputError, check_balls, check_strikes
 from piramida.rules import codec, ids, match, placement
@@ -34,13 +33,13 @@ from piramida.rules import state as st
 from piramida.rules.decisions import Decision, decide_one
 from piramida.rules.game import CAPACITY, Move, Outcome, move, play
 from piramida.rules.referee import explained, record_of
+from piramida.rules.setup import default_setup
 
 FRAME_DT = 1.0 / 30.0  # s between sampled frames; the page interpolates between them
 MIN_FRAMES = 64  # sample counts are padded to a power of two at least this: few compiles
 ANIMATION_SIZES = tuple(MIN_FRAMES << k for k in range(5))  # warmed up: shots up to 34 s
-DIMS = st.DEFAULT_DIMS
-TABLE = ph.preset()
-PARAMS = PYRAMID_PARAMS
+SETUP = default_setup()  # the table and physics of every game the app plays
+DIMS = SETUP.dims
 # The aiming line's default: the struck ball to its second contact, the ball it hits to its first.
 AIM_CONTACTS = 2
 AIM_MAX_CONTACTS = 6  # a training view's longest line
@@ -79,7 +78,12 @@ def read_state(value: Any, variant: int, path: str = "state") -> st.GameState:
         s=np.where(on_table, STATIONARY, ABSENT),
     )
     try:
-        check_balls(TABLE, balls, PARAMS.R, float(contact_distance(TABLE, PARAMS, Models())))
+        check_balls(
+            SETUP.table,
+            balls,
+            SETUP.params.R,
+            float(contact_distance(SETUP.table, SETUP.params, SETUP.models)),
+        )
     except InputError as err:
         raise FieldError(f"{path}.balls: {err}") from err
     return state
@@ -222,11 +226,8 @@ def _play_one(
         _one_table(m),
         np.asarray(key)[None],
         magnitude,
-        TABLE,
-        PARAMS,
-        Models(),
+        SETUP,
         CAPACITY,
-        DIMS,
         record=True,
         declared=declared,
         frozen_warned=frozen_warned,
@@ -292,7 +293,7 @@ def aim_paths(
     padded = np.zeros(2 * AIM_SAMPLES)
     flat = np.concatenate(times)
     padded[: flat.size] = flat
-    paths = np.asarray(trajectory(one, padded, PARAMS))
+    paths = np.asarray(trajectory(one, padded, SETUP.params))
     out: list[dict[str, Any]] = []
     offset = 0
     for (ball, ending), ts in zip(spans, times, strict=True):
@@ -314,7 +315,7 @@ def animate(result: ph.ShotResult, present: np.ndarray, strike: ph.Strike | None
     count = math.ceil(duration / FRAME_DT) + 1
     padded = max(MIN_FRAMES, 1 << (count - 1).bit_length())
     times = np.minimum(np.arange(padded) * FRAME_DT, duration)
-    paths = np.asarray(trajectory(result, times, PARAMS))[:count]
+    paths = np.asarray(trajectory(result, times, SETUP.params))[:count]
     balls = [int(b) for b in np.flatnonzero(present)]
     frames = np.round(paths[:, balls, :], 4).reshape(count, -1).tolist()
     pocket = np.asarray(result.pocket)
@@ -346,7 +347,7 @@ def warm_animations(state: st.GameState, strike: ph.Strike, place: tuple[float, 
     """Compile `animate`'s sampling for every padded frame count up to `ANIMATION_SIZES[-1]`."""
     one = _play_one(state, human_move(strike, place, None), np.zeros(2, np.uint32))[1].result
     for size in ANIMATION_SIZES:
-        jax.block_until_ready(trajectory(one, np.zeros(size), PARAMS))
+        jax.block_until_ready(trajectory(one, np.zeros(size), SETUP.params))
 
 
 def still(state: st.GameState) -> dict[str, Any]:

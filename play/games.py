@@ -321,7 +321,7 @@ class Games:
                     played = _bot_shot(agent, state, key, settings, frozen_warned)
                     if played.entry is None:  # refused (an event-log overflow): a random shot, as the envs do
                         played = _bot_shot(
-                            RandomAgent(engine.DIMS),
+                            RandomAgent(engine.SETUP),
                             state,
                             jax.random.fold_in(key, 2),
                             settings,

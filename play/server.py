@@ -93,7 +93,7 @@ log = logging.getLogger(__name__)
 
 def table_json() -> dict[str, Any]:
     """The preset table for the page: what to draw, in metres, in the kernel's frame."""
-    t = engine.TABLE
+    t = engine.SETUP.table
     w, ln = float(t.width), float(t.length)
     arcs = [
         {"x": float(c[0]), "y": float(c[1]), "r": float(r)}

@@ -21,14 +21,13 @@ import jax.numpy as jnp
 from piramida.physics import noise
 from piramida.physics.kernel import ShotResult, simulate
 from piramida.physics.motion import STATIONARY, BallState
-from piramida.physics.params import PYRAMID_PARAMS, Models, PhysicsParams
 from piramida.physics.strike import Strike
-from piramida.physics.table import Table
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules import verdict as vd
 from piramida.rules.decisions import Decision, decide
 from piramida.rules.referee import adjudicate_table
+from piramida.rules.setup import Setup, default_setup
 
 CAPACITY = 1024  # event-log slots per shot (no motion transitions): see docs/physics.md
 
@@ -170,17 +169,14 @@ def prepare(
     return shooting, called, shot, balls, strike
 
 
-@functools.partial(jax.jit, static_argnames=("models", "capacity", "dims", "record", "keep_log"))
+@functools.partial(jax.jit, static_argnames=("capacity", "record", "keep_log"))
 def play(
     states: st.GameState,
     moves: Move,
     keys: Any,
     magnitude: Any = 0.0,
-    table: Table | None = None,
-    params: PhysicsParams = PYRAMID_PARAMS,
-    models: Models = Models(),  # noqa: B008 (frozen, hashable)
+    setup: Setup | None = None,
     capacity: int = CAPACITY,
-    dims: st.Dims = st.DEFAULT_DIMS,
     record: bool = False,
     active: Any = None,
     keep_log: bool = False,
@@ -194,9 +190,8 @@ def play(
       moves: (B,) the moves of the players to move.
       keys: (B, 2) PRNG keys of the execution noise, one per table.
       magnitude: execution-noise magnitude (`physics.noise`), scalar or (B,).
-      table: the kernel's table (default: the `pyramid-12ft` preset); must match `dims`.
-      params, models, capacity, record: as `physics.simulate`.
-      dims: the table's figures for the referee (static).
+      setup: the table and the physics (`rules.setup.Setup`; default: `default_setup()`).
+      capacity, record: as `physics.simulate`.
       active: (B,) bool, the tables whose move counts (None: all). The others cost the
         kernel nothing (no strike) and their outcome is to be thrown away by the caller.
       keep_log: return each shot's event log in `Outcome.result` (a match record, a
@@ -207,10 +202,8 @@ def play(
         was warned of the balls against a cushion (G20-N2); scalars or (B,).
 
     """
-    if table is None:
-        from piramida.physics.table import preset
-
-        table = preset()
+    setup = default_setup() if setup is None else setup
+    dims = setup.dims
     batch = states.phase.shape[0]
     magnitudes = jnp.broadcast_to(jnp.asarray(magnitude, jnp.float64), (batch,))
     playing = jnp.ones(batch, bool) if active is None else jnp.asarray(active, bool)
@@ -221,11 +214,11 @@ def play(
     )(states, moves, keys, magnitudes, playing, declared, warned)
     # The referee reads no motion transition: they are logged only for a recorded shot.
     result = simulate(
-        table,
+        setup.table,
         balls,
         strikes,
-        params,
-        models,
+        setup.params,
+        setup.models,
         capacity,
         record,
         validate=False,

@@ -137,11 +137,8 @@ def _labeller(plan: RecordPlan, magnitude: float) -> tuple[Any, Menu]:
                 keys,
                 magnitude,
                 search.config,
-                search.dims,
+                search.setup,
                 search.rule,
-                search.table,
-                search.params,
-                search.models,
             )
 
         return searched, search.config.menu

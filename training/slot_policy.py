@@ -27,10 +27,9 @@ from piramida.agents.slots import SlotView
 from piramida.agents.trained import SHIPPED, VALUE_CONFIG, trained_moves
 from piramida.envs import actions as act
 from piramida.physics import provenance
-from piramida.physics.params import PYRAMID_PARAMS, Models
-from piramida.physics.table import preset
 from piramida.rules import ids
 from piramida.rules import state as st
+from piramida.rules.setup import default_setup
 from piramida.training.config import ConfigError, TrainConfig
 from piramida.training.networks import MASKED
 from piramida.training.prior import NEUTRAL
@@ -97,10 +96,9 @@ def decision_slots(games: st.GameState, noise: Any) -> Any:
 
     Computed only when some table has a decision pending (a `cond` on the batch).
     """
-    dims, table = st.DEFAULT_DIMS, preset()
 
     def best() -> Any:
-        decision = best_decisions(games, noise, VALUE_CONFIG, dims, table, PYRAMID_PARAMS, Models())
+        decision = best_decisions(games, noise, VALUE_CONFIG, default_setup())
         return decision.option * ids.N_BALLS + jnp.maximum(decision.ball, 0)
 
     return jax.lax.cond(

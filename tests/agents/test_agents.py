@@ -26,12 +26,14 @@ from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.game import CAPACITY as GAME_CAPACITY
 from piramida.rules.game import move
+from piramida.rules.setup import Setup
 
 TABLE = ph.preset()
 # The tests that compile the default search bot at batch B share one worker (`--dist
 # loadgroup`), so two workers never compile its ~2-minute program at the same time.
 SEARCH_GROUP = pytest.mark.xdist_group("search-bot")
-DIMS = st.Dims.of(TABLE, ph.PYRAMID_PARAMS.R)
+SETUP = Setup.of(TABLE)
+DIMS = SETUP.dims
 W, L, R = DIMS.width, DIMS.length, DIMS.R
 B = 8
 MOUTHS = np.asarray(pocket_mouths(TABLE)[2])
@@ -112,7 +114,7 @@ def play_batch(states: st.GameState, moves: Any, seed: int = 0) -> Any:
     "name", ["random", "greedy", "casual", pytest.param("search", marks=[SEARCH_GROUP, pytest.mark.slow])]
 )
 def test_agents_make_only_moves_the_referee_accepts(name: str) -> None:
-    agent = make_agent(name, dims=DIMS)
+    agent = make_agent(name, setup=SETUP)
     states = varied_states()
     phases_seen: set[int] = set()
     for step in range(4):
@@ -127,7 +129,7 @@ def test_agents_make_only_moves_the_referee_accepts(name: str) -> None:
 def test_agents_are_deterministic_for_given_keys() -> None:
     states = varied_states()
     keys = jax.random.split(jax.random.PRNGKey(3), B)
-    agent = RandomAgent(DIMS)
+    agent = RandomAgent(SETUP)
     first, second = agent.act(states, keys), agent.act(states, keys)
     other = agent.act(states, jax.random.split(jax.random.PRNGKey(4), B))
     assert all(
@@ -150,17 +152,17 @@ def same(a: Any, b: Any) -> Any:
 def test_casual_with_one_pot_and_no_wild_shots_plays_as_greedy() -> None:
     states = varied_states()
     keys = jax.random.split(jax.random.PRNGKey(5), B)
-    casual = CasualAgent(top=1, wild=0.0, dims=DIMS).act(states, keys)
-    assert same(casual, GreedyAgent(dims=DIMS).act(states, keys)).all()
+    casual = CasualAgent(top=1, wild=0.0, setup=SETUP).act(states, keys)
+    assert same(casual, GreedyAgent(setup=SETUP).act(states, keys)).all()
 
 
 def test_casual_picks_at_random_among_greedy_top_pots_deterministically_for_a_key() -> None:
     states = st.stack([game(ids.FREE, scattered(12, 7))] * B)  # one table with many pots, eight keys
-    menu = shot_menu(states, GREEDY_MENU, dims=DIMS)
+    menu = shot_menu(states, GREEDY_MENU, setup=SETUP)
     top = int(np.asarray(menu.valid[0, : GREEDY_MENU.pots]).sum())
     assert top >= 2
     keys = jax.random.split(jax.random.PRNGKey(6), B)
-    agent = CasualAgent(wild=0.0, dims=DIMS)
+    agent = CasualAgent(wild=0.0, setup=SETUP)
     moves = agent.act(states, keys)
     slot_of = {round(float(phi), 9): k for k, phi in enumerate(np.asarray(menu.moves.phi[0, :top]))}
     picked = [slot_of.get(round(float(phi), 9)) for phi in np.asarray(moves.phi)]
@@ -172,8 +174,8 @@ def test_casual_picks_at_random_among_greedy_top_pots_deterministically_for_a_ke
 def test_casual_wild_shots_are_random_shots_and_never_breaks_or_decisions() -> None:
     states = varied_states()
     keys = jax.random.split(jax.random.PRNGKey(8), B)
-    wild = CasualAgent(wild=1.0, dims=DIMS).act(states, keys)
-    tame = CasualAgent(wild=0.0, dims=DIMS).act(states, keys)
+    wild = CasualAgent(wild=1.0, setup=SETUP).act(states, keys)
+    tame = CasualAgent(wild=0.0, setup=SETUP).act(states, keys)
     shooting = np.isin(np.asarray(states.phase), [st.NORMAL, st.IN_HAND])
     assert shooting.sum() >= 3
     np.testing.assert_array_equal(same(wild, tame), ~shooting)
@@ -216,8 +218,8 @@ def lone_pots() -> st.GameState:
 
 def test_greedy_pots_a_lone_object_ball_in_front_of_a_pocket() -> None:
     states = lone_pots()
-    greedy = GreedyAgent(dims=DIMS)
-    best = candidates(states, DIMS, k=1)
+    greedy = GreedyAgent(setup=SETUP)
+    best = candidates(states, SETUP, k=1)
     assert np.asarray(best.valid[:, 0]).all()
     _, outcome = play_batch(states, greedy.act(states, jax.random.split(jax.random.PRNGKey(0), B)))
     v = outcome.verdict
@@ -239,7 +241,7 @@ def test_candidates_drop_a_pot_whose_path_a_ball_blocks() -> None:
     cue_blocked = {**clear, 2: obj + 0.4 * axis(0, 4.0)}
     pocket_blocked = {**clear, 2: MOUTHS[0] + 0.3 * axis(0, -3.0)}
     states = st.stack([game(ids.COMBINED, xy) for xy in (clear, cue_blocked, pocket_blocked)])
-    c = candidates(states, DIMS, k=32)
+    c = candidates(states, SETUP, k=32)
     valid, own_, target, pocket = (np.asarray(x) for x in (c.valid, c.own, c.target, c.pocket))
     wanted = valid & (own_ == 0) & (target == 1) & (pocket == 0)
     assert wanted[0, 0]  # the straight pot is the best shot on the open table
@@ -287,10 +289,8 @@ def test_candidates_correct_the_throw_of_the_shots_that_correcting_every_shot_wo
     states = jax.tree_util.tree_map(
         lambda *x: jnp.concatenate(x), varied_states(), st.stack(crowded + in_hand)
     )
-    fast = candidates(states, DIMS, k=8)
-    every = ranked_candidates(
-        states, DIMS, 8, ids.N_BALLS * ids.N_BALLS * 6, PowerRule(), TABLE, ph.PYRAMID_PARAMS, ph.Models()
-    )
+    fast = candidates(states, SETUP, k=8)
+    every = ranked_candidates(states, SETUP, 8, ids.N_BALLS * ids.N_BALLS * 6, PowerRule())
     valid = np.asarray(every.valid)
     assert valid[:2, :3].all() and valid[8:].all(), valid.sum(axis=1)  # 3 break shots, full crowded menus
     np.testing.assert_array_equal(np.asarray(fast.valid), valid)
@@ -304,7 +304,7 @@ def test_candidates_correct_the_throw_of_the_shots_that_correcting_every_shot_wo
 def test_search_is_deterministic_for_given_keys() -> None:
     states = varied_states()
     keys = jax.random.split(jax.random.PRNGKey(3), B)
-    agent = SearchAgent(dims=DIMS)
+    agent = SearchAgent(setup=SETUP)
     first, second = agent.act(states, keys), agent.act(states, keys)
     assert all(
         jax.tree_util.tree_leaves(jax.tree_util.tree_map(lambda a, b: bool(jnp.all(a == b)), first, second))
@@ -316,7 +316,7 @@ def test_search_is_deterministic_for_given_keys() -> None:
 def test_search_takes_the_one_easy_pot() -> None:
     # The layouts of the greedy test above: one object ball, nothing else on the table.
     states = lone_pots()
-    search = SearchAgent(dims=DIMS)
+    search = SearchAgent(setup=SETUP)
     _, outcome = play_batch(states, search.act(states, jax.random.split(jax.random.PRNGKey(0), B)))
     v = outcome.verdict
     assert np.asarray(v.invalid).tolist() == [0] * B
@@ -332,7 +332,7 @@ def no_pot_states() -> st.GameState:
     found: list[st.GameState] = []
     for seed in range(0, 400, B):
         batch = st.stack([game(ids.COMBINED, scattered(3, seed + k)) for k in range(B)])
-        none = ~np.asarray(candidates(batch, DIMS, k=1).valid[:, 0])
+        none = ~np.asarray(candidates(batch, SETUP, k=1).valid[:, 0])
         found += [st.to_host(batch, int(k)) for k in np.flatnonzero(none)]
         if len(found) >= B:
             return st.stack(found[:B])
@@ -345,7 +345,7 @@ def test_search_fouls_no_more_than_greedy_when_nothing_pots() -> None:
     states = no_pot_states()
     keys = jax.random.split(jax.random.PRNGKey(5), B)
     fouls = {}
-    for agent in (GreedyAgent(dims=DIMS), SearchAgent(dims=DIMS)):
+    for agent in (GreedyAgent(setup=SETUP), SearchAgent(setup=SETUP)):
         _, outcome = play_batch(states, agent.act(states, keys))
         assert np.asarray(outcome.verdict.invalid).tolist() == [0] * B
         fouls[agent.name] = int(np.sum(np.asarray(outcome.verdict.fouls) != 0))
@@ -365,12 +365,9 @@ def test_search_stage_one_ranks_a_thin_long_cut_below_a_short_straight_pot_under
     obj = jnp.asarray(np.array([obj for _, obj in layouts]))
     planned = aim(own, obj, jnp.asarray(MOUTHS[0]), R)
     moves = jax.tree_util.tree_map(lambda x: x[:, None], move(ball=0, speed=planned.speed, phi=planned.phi))
-    jitted = jax.jit(stage_one_values, static_argnames=("config", "dims", "models"))
+    jitted = jax.jit(stage_one_values, static_argnames=("config",))
     config = SearchConfig(capacity=GAME_CAPACITY)  # quadrature on
-    exact, noisy = (
-        np.asarray(jitted(states, moves, magnitude, config, DIMS, TABLE, ph.PYRAMID_PARAMS, ph.Models()))
-        for magnitude in (0.0, 0.45)
-    )
+    exact, noisy = (np.asarray(jitted(states, moves, magnitude, config, SETUP)) for magnitude in (0.0, 0.45))
     assert (exact[:, 0] > 1.0 / st.FREE_TARGET - 0.05).all(), exact  # both pot as intended
     assert abs(noisy[0, 0] - exact[0, 0]) < 0.05, (noisy, exact)
     assert noisy[1, 0] < exact[1, 0] - 0.05, (noisy, exact)

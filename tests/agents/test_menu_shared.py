@@ -19,10 +19,9 @@ from piramida.agents.menu import Menu, moves_at, shot_menu
 from piramida.agents.search import LEVELS, analysed_moves
 from piramida.envs import actions as act
 from piramida.envs import core
-from piramida.physics.params import PYRAMID_PARAMS, Models
-from piramida.physics.table import preset
 from piramida.rules import state as st
 from piramida.rules.game import Move
+from piramida.rules.setup import default_setup
 from piramida.training import prior
 
 B = 16
@@ -101,7 +100,7 @@ def test_the_assisted_mask_is_the_menus_legal_slots(positions: list[st.GameState
 def test_the_search_plays_a_slot_of_the_same_menu(positions: list[st.GameState]) -> None:
     config = LEVELS["easy"]
     states = positions[1]
-    args: tuple[Any, ...] = (config, st.DEFAULT_DIMS, GreedyAgent().rule, preset(), PYRAMID_PARAMS, Models())
+    args: tuple[Any, ...] = (config, default_setup(), GreedyAgent().rule)
     moves, found = analysed_moves(states, jax.random.split(jax.random.PRNGKey(0), B), 0.15, *args)
     menu = shot_menu(states, config.menu)
     np.testing.assert_array_equal(np.asarray(found.menu.valid), np.asarray(menu.valid))

@@ -155,7 +155,7 @@ def test_the_menu_observation_is_the_trained_bots_view_of_the_slots_the_actions_
         assert obs["slots"].shape == (act.K, SLOT_SIZE) and obs["legal"].shape == (act.K,)
         states = env.core.states
         one = jax_take_first(states)
-        view = observe_slots(one, shot_menu(one, act.MENU, dims=st.DEFAULT_DIMS), LEVELS["pro"], act.MENU)
+        view = observe_slots(one, shot_menu(one, act.MENU), LEVELS["pro"], act.MENU)
         np.testing.assert_allclose(obs["slots"], np.asarray(view.slots[0]), rtol=1e-6, atol=1e-6)
         np.testing.assert_array_equal(obs["legal"] > 0.5, np.asarray(view.legal[0]))
         if int(states.phase[0]) in (st.NORMAL, st.IN_HAND) and obs["legal"].any():

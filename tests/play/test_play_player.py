@@ -124,7 +124,7 @@ def test_on_a_phone_held_upright_the_table_stands_upright_and_fills_the_screen(
         drawn = page.evaluate("window.piramida.view()")
         assert drawn["upright"] and 2 * engine.DIMS.R * drawn["pxPerMetre"] >= 10  # balls 10 px across
         house = at(page, engine.DIMS.width / 2, 0.0)
-        back = at(page, engine.DIMS.width / 2, float(engine.TABLE.length))
+        back = at(page, engine.DIMS.width / 2, float(engine.SETUP.table.length))
         assert house[1] > back[1]  # the house end at the bottom, by the player's thumb
         shoot = page.locator("#shoot").bounding_box()
         assert shoot is not None and shoot["y"] + shoot["height"] <= height and shoot["y"] > box["y"]

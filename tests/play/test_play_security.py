@@ -465,7 +465,7 @@ def overlapping(balls: list[dict[str, Any]]) -> bool:
 
 def dropped(ball: dict[str, Any]) -> bool:
     """Whether a centre is inside a pocket's capture circle."""
-    centres, radii = engine.TABLE.pocket_centre.tolist(), engine.TABLE.pocket_radius.tolist()
+    centres, radii = engine.SETUP.table.pocket_centre.tolist(), engine.SETUP.table.pocket_radius.tolist()
     return any(
         ((ball["x"] - x) ** 2 + (ball["y"] - y) ** 2) ** 0.5 < r
         for (x, y), r in zip(centres, radii, strict=True)

@@ -116,5 +116,5 @@ def test_an_opponent_first_built_while_tracing_holds_no_tracers() -> None:
     # cached for the run, so its arrays must not be that trace's.
     jax.eval_shape(lambda: ppo.opponent_bot("search:easy", 0.07) and jnp.zeros(()))
     bot = ppo.opponent_bot("search:easy", 0.07)
-    leaves = jax.tree_util.tree_leaves(bot.__self__.table)  # type: ignore[attr-defined]
+    leaves = jax.tree_util.tree_leaves(bot.__self__.setup.table)  # type: ignore[attr-defined]
     assert leaves and not any(isinstance(leaf, jax.core.Tracer) for leaf in leaves)
