@@ -17,6 +17,7 @@ from piramida.agents import ladder as levels
 from piramida.play import words
 from piramida.play.games import Settings
 from piramida.play.server import create_app
+from piramida.play.warmup import referee_beside
 
 GREEDY = Settings(bot="greedy", noise="none")
 NAMES = ("You", "The bot")
@@ -118,6 +119,12 @@ def test_the_warm_up_runs_every_step_and_says_how_far_it_is(tmp_path: Path) -> N
     status = TestClient(app).get("/api/ready").json()
     assert status["ready"] and status["done"] == status["total"] == 6 and status["error"] is None
     assert status["needed"] == 2 and all(step["seconds"] is not None for step in status["steps"])
+
+
+def test_the_referees_words_compile_beside_the_kernels_build_without_failing() -> None:
+    # `Warmup.start` runs this in a thread that only logs a failure (it costs time, not the
+    # game), so a broken stand-in would go unseen: call it here.
+    referee_beside("free")()
 
 
 def test_the_levels_offered_and_the_default_one(tmp_path: Path) -> None:
