@@ -85,15 +85,7 @@ def network_search(
         ranked = jnp.where(logits <= NEG, NEG, logits + gumbel)  # illegal slots stay last
     _, top = jax.lax.top_k(ranked, lookahead.finalists)
     legal = jnp.take_along_axis(logits, top, axis=1) > NEG  # fewer legal slots than finalists
-    means = finalist_values(
-        states,
-        family.moves,
-        top,
-        keys,
-        magnitude,
-        lookahead,
-        default_setup(),
-    )
+    means = finalist_values(states, family.moves, top, keys, magnitude, lookahead, default_setup())
     means = jnp.where(legal, means, 2.0 * search.ILLEGAL)
     slot = jnp.take_along_axis(top, jnp.argmax(means, axis=1)[:, None], axis=1)[:, 0]
     values = jnp.where(family.valid, search.UNSEARCHED, 2.0 * search.ILLEGAL)
@@ -116,7 +108,7 @@ def _shots(
 
     The best-scored slot, or with a `lookahead` the best of its finalists (`network_search`).
     """
-    dims = st.DEFAULT_DIMS
+    setup = default_setup()
     if lookahead is None:
         family, logits = _scored_menu(params, states, magnitude, width, menu)
         slot = jnp.argmax(logits, axis=-1)
@@ -130,7 +122,9 @@ def _shots(
         jnp.all(found_any),
         lambda: shot,
         lambda: where_tables(
-            found_any, shot, jax.vmap(lambda s, p: safety_move(s, p))(states, hand_places(states, dims))
+            found_any,
+            shot,
+            jax.vmap(lambda s, p: safety_move(s, p, setup))(states, hand_places(states, setup.dims)),
         ),
     )
 

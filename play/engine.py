@@ -135,25 +135,27 @@ def check_shot(
             raise FieldError(f"call.ball: ball {call[0]} is not an object ball on the table (CLS-5.2)")
     balls = codec.start_balls(state, shot)
     try:
-        check_strikes(_batched_strike(strike), jax.tree_util.tree_map(lambda x: np.asarray(x)[None], balls))
+        check_strikes(_one_table(strike), _one_table(balls))
     except InputError as err:
         raise FieldError(str(err)) from err
 
 
-def _batched_strike(strike: ph.Strike) -> ph.Strike:
-    return jax.tree_util.tree_map(lambda x: np.asarray([x]), strike)
+def _one_table(tree: Any) -> Any:
+    """A batch of one table, built on the host (`st.stack` runs an XLA op a field)."""
+    return jax.tree_util.tree_map(lambda x: np.asarray(x)[None], tree)
 
 
 def human_move(strike: ph.Strike, place: tuple[float, float] | None, call: tuple[int, int] | None) -> Move:
     """The human's shot as a `Move` (host scalars): the strike, the place from hand, the Classic call."""
-    return _host(
+    return jax.tree_util.tree_map(
+        np.asarray,
         move(
             ball=int(strike.ball),
             **{name: float(getattr(strike, name)) for name in STRIKE_FIELDS[1:]},
             place=ids.OFF_TABLE_XY if place is None else place,
             call_ball=ids.NO_BALL if call is None else call[0],
             call_pocket=-1 if call is None else call[1],
-        )
+        ),
     )
 
 
@@ -208,10 +210,6 @@ def play_shot(
     return ShotPlayed(entry, verdict, nxt, animation, [])
 
 
-def _host(tree: Any) -> Any:
-    return jax.tree_util.tree_map(np.asarray, tree)
-
-
 def _play_one(
     state: st.GameState,
     m: Move,
@@ -221,20 +219,8 @@ def _play_one(
     frozen_warned: bool = True,
 ) -> tuple[st.GameState, Outcome]:
     """`rules.game.play` on one table, recorded: (next state, that table's outcome), host arrays."""
-    played = _play_batch_of_one(state, m, key, magnitude, declared, frozen_warned)
-    # On the host first: indexing 79 device arrays one by one cost 4.8 ms, the copy 0.2 ms.
-    return jax.tree_util.tree_map(lambda x: np.asarray(x)[0], played)
-
-
-def _play_batch_of_one(
-    state: st.GameState, m: Move, key: Any, magnitude: float, declared: int, frozen_warned: bool
-) -> tuple[st.GameState, Outcome]:
-    """`rules.game.play` on a batch of one table built on the host (`st.stack` runs an XLA op a field)."""
-    one_table = lambda tree: jax.tree_util.tree_map(lambda x: np.asarray(x)[None], tree)  # noqa: E731
-    return play(
-        one_table(state),
-        one_table(m),
-        np.asarray(key)[None],
+    played = play(
+        *map(_one_table, (state, m, key)),
         magnitude,
         SETUP,
         CAPACITY,
@@ -242,6 +228,8 @@ def _play_batch_of_one(
         declared=declared,
         frozen_warned=frozen_warned,
     )
+    # On the host first: indexing 79 device arrays one by one cost 4.8 ms, the copy 0.2 ms.
+    return jax.tree_util.tree_map(lambda x: np.asarray(x)[0], played)
 
 
 def compile_referee(state: st.GameState, strike: ph.Strike, place: tuple[float, float] | None) -> None:
@@ -252,7 +240,8 @@ def compile_referee(state: st.GameState, strike: ph.Strike, place: tuple[float, 
     being built; the ruling on the zeros is thrown away.
     """
     m = human_move(strike, place, None)
-    shapes = jax.eval_shape(lambda: _play_batch_of_one(state, m, np.zeros(2, np.uint32), 0.0, 0, True))
+    inputs = tuple(map(_one_table, (state, m, np.zeros(2, np.uint32))))
+    shapes = jax.eval_shape(lambda: play(*inputs, 0.0, SETUP, CAPACITY, record=True))
     _, outcome = jax.tree_util.tree_map(lambda s: np.zeros(s.shape[1:], s.dtype), shapes)
     explained(state, st.shot(int(strike.ball), place), outcome.verdict, outcome.result, DIMS)
 
