@@ -166,20 +166,31 @@ def score_in_off(start: wp.vec2d, line: Line, g: Geometry, bar: F) -> F:
 
 
 @wp.func
-def double_line(
-    obj: wp.vec2d, rail: int, pocket: int, mouths: wp.array2d(dtype=F), noses: wp.array3d(dtype=F),
-    nose_radius: wp.array(dtype=F), rail_axis: wp.array(dtype=wp.int32), rail_coord: wp.array(dtype=F),
-    g: Geometry,
+def double_path(
+    obj: wp.vec2d, rail: int, pocket: int, mouths: wp.array2d(dtype=F), rail_axis: wp.array(dtype=wp.int32),
+    rail_coord: wp.array(dtype=F), g: Geometry,
 ) -> Line:  # fmt: skip
-    """A double's object side: `obj` off cushion `rail` into `pocket` (the pocket mirrored in the cushion)."""
+    """A double's object side before its checks: `obj` towards the image of `pocket` in cushion `rail`."""
     aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
-    image = mirrored(aim_at, rail_axis[rail], rail_coord[rail])
     line = Line()
-    line.n = unit(image - obj)
-    line.length = wp.length(image - obj)
-    hit3 = bounce(obj, image, rail_axis[rail], rail_coord[rail], mouths, g)
-    line.hit = wp.vec2d(hit3[0], hit3[1])
+    line.image = mirrored(aim_at, rail_axis[rail], rail_coord[rail])
+    line.n = unit(line.image - obj)
+    line.length = wp.length(line.image - obj)
     line.ghost = obj - F(2.0) * g.R * line.n
+    return line
+
+
+@wp.func
+def double_checked(
+    path: Line, obj: wp.vec2d, rail: int, pocket: int, mouths: wp.array2d(dtype=F),
+    noses: wp.array3d(dtype=F), nose_radius: wp.array(dtype=F), rail_axis: wp.array(dtype=wp.int32),
+    rail_coord: wp.array(dtype=F), g: Geometry,
+) -> Line:  # fmt: skip
+    """`path` with its bounce `hit` and `ok`: the bounce clear of the pockets and the mouth open from it."""
+    aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
+    line = path
+    hit3 = bounce(obj, path.image, rail_axis[rail], rail_coord[rail], mouths, g)
+    line.hit = wp.vec2d(hit3[0], hit3[1])
     room = pocket_room(unit(aim_at - line.hit), pocket, noses, nose_radius, g.reach)
     line.ok = hit3[2] != F(0.0) and room > F(0.0)
     return line
@@ -200,18 +211,38 @@ def score_double(start: wp.vec2d, line: Line, g: Geometry, bar: F) -> F:
 
 
 @wp.func
-def kick_pot(
-    obj: wp.vec2d, pocket: int, mouths: wp.array2d(dtype=F), noses: wp.array3d(dtype=F),
-    nose_radius: wp.array(dtype=F), g: Geometry,
-) -> Line:  # fmt: skip
-    """A kick's object side before its cushion: the direct pot's ghost ball (the same for every cushion)."""
+def kick_pot(obj: wp.vec2d, pocket: int, mouths: wp.array2d(dtype=F), g: Geometry) -> Line:
+    """A kick's object side before its cushion: the direct pot's ghost ball (the same for every cushion).
+
+    `ok` is left to `kick_checked`, so that a pot too long to enter the list costs no more.
+    """
     aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
     line = Line()
     line.n = unit(aim_at - obj)
     line.length = wp.length(aim_at - obj)
     line.ghost = obj - F(2.0) * g.R * line.n
-    line.ok = pocket_room(line.n, pocket, noses, nose_radius, g.reach) > F(0.0)
     return line
+
+
+@wp.func
+def kick_checked(
+    pot: Line, pocket: int, noses: wp.array3d(dtype=F), nose_radius: wp.array(dtype=F), g: Geometry
+) -> Line:
+    """`pot` with `ok`: the object ball fits the mouth from its direction."""
+    line = pot
+    line.ok = pocket_room(pot.n, pocket, noses, nose_radius, g.reach) > F(0.0)
+    return line
+
+
+@wp.func
+def can_enter(length: F, scores: wp.array2d(dtype=F), tid: int, count: int) -> wp.bool:
+    """Whether a shot whose object ball travels `length` may still enter a list of `count` kept.
+
+    A double's or a kick's score is at most minus its object ball's path (`score_double`,
+    `score_kick`), and the bar only rises, so a line that fails here fails for every own
+    ball: the lists are the same as testing each one.
+    """
+    return not (-length < threshold(scores, tid, count))
 
 
 @wp.func
@@ -226,12 +257,11 @@ def off_rail(
 
 @wp.func
 def kick_line(
-    obj: wp.vec2d, pocket: int, rail: int, mouths: wp.array2d(dtype=F), noses: wp.array3d(dtype=F),
-    nose_radius: wp.array(dtype=F), rail_axis: wp.array(dtype=wp.int32), rail_coord: wp.array(dtype=F),
-    g: Geometry,
+    obj: wp.vec2d, pocket: int, rail: int, mouths: wp.array2d(dtype=F), rail_axis: wp.array(dtype=wp.int32),
+    rail_coord: wp.array(dtype=F), g: Geometry,
 ) -> Line:  # fmt: skip
-    """A kick's object side: a direct pot's ghost ball, mirrored in cushion `rail`."""
-    return off_rail(kick_pot(obj, pocket, mouths, noses, nose_radius, g), rail, rail_axis, rail_coord)
+    """A kick's object side (its checks left out): a direct pot's ghost ball, mirrored in cushion `rail`."""
+    return off_rail(kick_pot(obj, pocket, mouths, g), rail, rail_axis, rail_coord)
 
 
 @wp.func
@@ -302,7 +332,9 @@ def plan_menu(
     last shot. A safety pair's score is minus its cost (`menu.safety_costs`). `planning`
     (in-offs, doubles, kicks) says which of those a menu holds at all (the others' lists
     have one unused slot). Each object ball's side of a shot is planned once for all own
-    balls; an own ball's arccos only where its shot could still enter its list.
+    balls; an own ball's arccos only where its shot could still enter its list, and a
+    double's or a kick's bounce and mouth only where its object ball's path could
+    (`can_enter`).
     """
     tid = wp.tid()
     g = unpack(constants)
@@ -347,8 +379,11 @@ def plan_menu(
             if planning[1] != 0 and clear != 0:
                 for rail in range(RAILS):
                     for pocket in range(POCKETS):
-                        line = double_line(
-                            obj, rail, pocket, mouths, noses, nose_radius, rail_axis, rail_coord, g
+                        line = double_path(obj, rail, pocket, mouths, rail_axis, rail_coord, g)
+                        if not can_enter(line.length, double_score, tid, doubles):
+                            continue
+                        line = double_checked(
+                            line, obj, rail, pocket, mouths, noses, nose_radius, rail_axis, rail_coord, g
                         )
                         aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
                         object_path = wp.int32(-1)  # not tested yet; then 1 clear, 0 blocked
@@ -372,7 +407,10 @@ def plan_menu(
                 for pocket in range(POCKETS):
                     aim_at = wp.vec2d(mouths[pocket, 0], mouths[pocket, 1])
                     object_path = wp.int32(-1)
-                    pot = kick_pot(obj, pocket, mouths, noses, nose_radius, g)
+                    pot = kick_pot(obj, pocket, mouths, g)
+                    if not can_enter(pot.length, kick_score, tid, kicks):
+                        continue
+                    pot = kick_checked(pot, pocket, noses, nose_radius, g)
                     if not pot.ok:
                         continue
                     for rail in range(RAILS):
@@ -415,17 +453,8 @@ def plan_menu(
             start = own_start(own_xy, tid, item // (n * RAILS * POCKETS))
             target = item // (RAILS * POCKETS) % n
             rail = item // POCKETS % RAILS
-            line = double_line(
-                ball_at(pos, tid, target),
-                rail,
-                item % POCKETS,
-                mouths,
-                noses,
-                nose_radius,
-                rail_axis,
-                rail_coord,
-                g,
-            )
+            obj = ball_at(pos, tid, target)
+            line = double_path(obj, rail, item % POCKETS, mouths, rail_axis, rail_coord, g)
             double_phi[tid, i] = phi_of(unit(line.ghost - start))
             travel = wp.length(line.ghost - start)
             double_speed[tid, i] = wp.clamp(F(2.0) + F(1.5) * (travel + line.length), F(2.0), F(6.0))
@@ -436,17 +465,8 @@ def plan_menu(
             item = kick_item[tid, i]
             start = own_start(own_xy, tid, item // (n * POCKETS * RAILS))
             target = item // (POCKETS * RAILS) % n
-            line = kick_line(
-                ball_at(pos, tid, target),
-                item // RAILS % POCKETS,
-                item % RAILS,
-                mouths,
-                noses,
-                nose_radius,
-                rail_axis,
-                rail_coord,
-                g,
-            )
+            obj = ball_at(pos, tid, target)
+            line = kick_line(obj, item // RAILS % POCKETS, item % RAILS, mouths, rail_axis, rail_coord, g)
             kick_phi[tid, i] = phi_of(unit(line.image - start))
             first_leg = wp.length(line.image - start)
             kick_speed[tid, i] = wp.clamp(F(2.5) + F(1.5) * (first_leg + line.length), F(2.5), F(6.5))

@@ -2,7 +2,9 @@
 
 For each table count, a `PyramidVectorEnv` (Free pyramid, raw actions, `--opponent`,
 random by default) is stepped with random actions after a warm-up, counting the kernel
-calls it makes (the passes of its steps: `envs.functional.advance`); the pure-JAX env
+calls it makes (the passes of its steps: `envs.functional.advance`) and the moves they
+play per learner move (the learner's and the opponent's: a learner that misses hands
+the table to a bot that may pot ball after ball); the pure-JAX env
 (`envs.jax_env`, its `step` jitted) plays the same actions. Each env's learner moves/s is
 divided by the bare kernel's random16 shots/s at the same batch size (`piramida bench`'s
 workload, timed in the same run): the share of the kernel's speed a learner gets.
@@ -60,12 +62,12 @@ def measure(tables: int, steps: int, seed: int, opponent: str = "random") -> dic
     env.action_space.seed(seed)
     actions = [env.action_space.sample() for _ in range(steps + 1)]
     env.step(actions[0])  # compiles (or loads from the cache)
-    calls = env.core.kernel_calls
+    calls, played = env.core.kernel_calls, env.core.moves_played
     started = time.perf_counter()
     for action in actions[1:]:
         env.step(action)
     env_s = time.perf_counter() - started
-    calls = env.core.kernel_calls - calls
+    calls, played = env.core.kernel_calls - calls, env.core.moves_played - played
     pure, params = jax_env.make("free", num_envs=tables, opponent=opponent)
     step = jax.jit(pure.step)
     state = jax.jit(pure.reset)(jax.random.PRNGKey(seed), params)[1]
@@ -89,6 +91,7 @@ def measure(tables: int, steps: int, seed: int, opponent: str = "random") -> dic
         "steps_per_s": steps * tables / env_s,
         "jax_steps_per_s": steps * tables / jax_s,
         "kernel_calls_per_step": calls / steps,
+        "moves_per_learner_move": played / (steps * padded(tables)),
         "random16_shots_per_s": random16,
         "moves_per_kernel_shot": steps * tables / env_s / random16,
         "jax_moves_per_kernel_shot": steps * tables / jax_s / random16,
@@ -183,13 +186,12 @@ def main() -> None:
         with console.status(f"{tables} tables"):
             rows.append(measure(tables, args.steps, args.seed, args.opponent))
     load = os.getloadavg()[0]
-    out = Table(
-        title=f"envs vs {args.opponent}, and the bare kernel ({platform.node()}, load {load:.1f})"
-    )
+    out = Table(title=f"envs vs {args.opponent}, and the bare kernel ({platform.node()}, load {load:.1f})")
     columns = (
         "tables",
         "vector env moves/s",
         "kernel calls/step",
+        "moves/learner move",
         "per kernel shot",
         "pure-JAX env moves/s",
         "per kernel shot ",
@@ -201,6 +203,7 @@ def main() -> None:
             str(r["tables"]),
             f"{r['steps_per_s']:.1f}",
             f"{r['kernel_calls_per_step']:.2f}",
+            f"{r['moves_per_learner_move']:.2f}",
             f"{r['moves_per_kernel_shot']:.3f}",
             f"{r['jax_steps_per_s']:.1f}",
             f"{r['jax_moves_per_kernel_shot']:.3f}",

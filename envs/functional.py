@@ -174,6 +174,7 @@ def _begin(state: EnvState, learner: Move, pending: Any, starting: Any) -> dict[
         "final": games,
         "played": _nothing_played(games, learner, state.keys),
         "passes": jnp.zeros((), jnp.int32),
+        "moves_played": jnp.zeros((), jnp.int32),
     }
 
 
@@ -228,6 +229,7 @@ def _pass(c: dict[str, Any], replies: Move, keys: Any, params: EnvParams, restar
         "final": where_tables(ends, games, c["final"]),
         "played": where_tables(c["pending"], Played.of(c["games"], moves, outcome), c["played"]),
         "passes": c["passes"] + 1,
+        "moves_played": c["moves_played"] + jnp.sum(active, dtype=jnp.int32),
     }
 
 
@@ -262,7 +264,8 @@ def advance(
     The one program of a move for every env (module docstring): a reset is a call with
     nothing pending and `starting` true (the opponent's opening moves, nothing recorded).
     `restart` (traced) restarts ended frames in the same step. Returns the next state and
-    the step's record (reward, terminated, truncated, stuck, final, played, passes).
+    the step's record (reward, terminated, truncated, stuck, final, played, passes, and
+    moves_played: the moves of every table's learner and opponent the passes played).
     """
     bot = opponent_policy(opponent)
 

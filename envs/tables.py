@@ -64,6 +64,7 @@ class Tables:
         self.done: dict[str, Any] | None = None  # the last step's record (`functional.advance`)
         self.last: functional.Played | None = None  # the learner's last move (for rendering)
         self.kernel_calls = 0  # passes played, each one kernel call (benchmarks read it)
+        self.moves_played = 0  # moves those passes played, the learner's and the opponent's
 
     @property
     def states(self) -> st.GameState:
@@ -116,6 +117,7 @@ class Tables:
             jnp.asarray(self.restart),
         )
         self.kernel_calls += int(done["passes"])
+        self.moves_played += int(done["moves_played"])
         self.done = None if starting else done
 
     def reset(self, seeds: np.ndarray) -> None:

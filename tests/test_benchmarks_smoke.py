@@ -27,6 +27,8 @@ referee_speed = load("referee_speed")
 def test_env_speed_measures_both_envs_their_kernel_calls_and_the_ratio_to_random16() -> None:
     row = env_speed.measure(tables=8, steps=2, seed=0)
     assert row["kernel_calls"] >= 2 and row["env_s"] > 0 and row["jax_env_s"] > 0
+    # Each step plays the learner's move on every table, and the opponent's replies on some.
+    assert 1 <= row["moves_per_learner_move"] <= row["kernel_calls_per_step"]
     assert math.isclose(row["steps_per_s"], 2 * 8 / row["env_s"])
     assert math.isclose(row["jax_steps_per_s"], 2 * 8 / row["jax_env_s"])
     assert row["random16_shots_per_s"] > 0

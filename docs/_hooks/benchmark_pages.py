@@ -145,8 +145,9 @@ CATALOGUE: dict[str, Source] = {
         "performance",
         "Environment throughput against random",
         "A vector env of Free pyramid stepped with random raw actions, and the pure-JAX env "
-        "on the same actions: learner moves a second, the kernel calls a step, and each "
-        "env's moves a second per random16 shot a second of the bare kernel.",
+        "on the same actions: learner moves a second, the kernel calls a step, the moves "
+        "played (the learner's and the opponent's) per learner move, and each env's moves a "
+        "second per random16 shot a second of the bare kernel.",
         "benchmarks/env_speed.py",
     ),
     "env_speed_greedy.json": Source(
