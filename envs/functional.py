@@ -23,7 +23,6 @@ variant, noise level and shot limit shares one compile.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Any
@@ -129,9 +128,8 @@ class Played:
 
     Attributes:
       shot: a shot was played (not a decision).
-      verdict: the referee's verdict of the shot (`rules.referee.Verdict`), its `cited`
-        None: no env reports the rule ids, and leaving them out of the pass's outputs
-        takes about a third of its operations out of its compile (6,343 to 3,955).
+      verdict: the referee's verdict of the shot (`rules.referee.Verdict`), without the
+        rule ids (`cited` is None: `core.play_masked` keeps no log here).
       decision_invalid: `decide`'s invalid bits where a decision was made.
       before: the game the move was played from; as_struck: the move with its strike as
         executed (after the noise): `rules.game.play` replays the shot from the two.
@@ -151,8 +149,7 @@ class Played:
         as_struck = m.replace(
             ball=struck.ball, speed=struck.speed, phi=struck.phi, theta=struck.theta, a=struck.a, b=struck.b
         )
-        verdict = dataclasses.replace(outcome.verdict, cited=None)
-        return cls(outcome.shot, verdict, outcome.decision_invalid, before, as_struck)
+        return cls(outcome.shot, outcome.verdict, outcome.decision_invalid, before, as_struck)
 
 
 def _begin(state: EnvState, learner: Move, pending: Any, starting: Any) -> dict[str, Any]:

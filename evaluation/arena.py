@@ -131,7 +131,8 @@ def play_padded(
 
     The padding repeats table 0 and is dropped after the move; a frame's shot draws its
     noise from `keys` split once (as in an env). Another `capacity` than the game's plays
-    unpadded, as its own program. `keep_log`: the outcome carries the event logs.
+    unpadded, as its own program. `keep_log`: the outcome carries the event logs and the
+    rule ids its verdicts cite (what a record needs; `core.play_masked`).
     `magnitude` is one noise for every table or one per table (B,).
     """
     games = len(keys)
