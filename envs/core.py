@@ -222,6 +222,14 @@ def with_fallback(moves: Move, states: st.GameState, keys: Any, where: Any) -> M
     return where_tables(where, RandomAgent().act(states, keys), moves)
 
 
+_where_tables_host = jax.jit(where_tables)
+
+
+def with_fallback_host(moves: Move, states: st.GameState, keys: Any, where: Any) -> Move:
+    """`with_fallback` from the host: the random bot's own program (the random opponent's) and a select."""
+    return _where_tables_host(where, RandomAgent().act(states, keys), moves)
+
+
 def reply_bucket(batch: int) -> int:
     """How many tables a pass gathers for the opponent's choice when few tables reply: an eighth."""
     return max(1, batch // 8)

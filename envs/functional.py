@@ -57,12 +57,15 @@ class EnvParams:
     @classmethod
     def of(cls, settings: core.Settings) -> EnvParams:
         """The numbers of `settings`."""
+        # Converted in numpy and copied as they are: a JAX conversion (`jnp.asarray` too) is a
+        # program of its own to compile.
+        scalar = lambda x, dtype: jax.device_put(np.asarray(x, dtype))  # noqa: E731
         return cls(
-            variant=jnp.asarray(settings.variant, jnp.int32),
-            noise=jnp.asarray(settings.noise, jnp.float64),
-            shot_limit=jnp.asarray(settings.shot_limit, jnp.int32),
-            point_reward=jnp.asarray(settings.point_reward, jnp.float64),
-            win_reward=jnp.asarray(settings.win_reward, jnp.float64),
+            variant=scalar(settings.variant, np.int32),
+            noise=scalar(settings.noise, np.float64),
+            shot_limit=scalar(settings.shot_limit, np.int32),
+            point_reward=scalar(settings.point_reward, np.float64),
+            win_reward=scalar(settings.win_reward, np.float64),
         )
 
 
@@ -307,17 +310,19 @@ def advance_on_host(
     so its moves, and every table's game, are those `advance` would play. The pass is one
     program whatever the opponent (the Gymnasium envs play through here: `envs.tables`).
     """
+    # The tests of the loop read the flags on the host: `jnp.any` outside a `jit` would be a
+    # program of its own to compile.
     c = _begin_host(state, learner, pending, starting)
     while True:
         waiting, replying, passes = _waiting_host(c)
-        if not bool(jnp.any(waiting)) or int(passes) >= PASS_LIMIT:
+        if not np.asarray(waiting).any() or int(passes) >= PASS_LIMIT:
             break
         keys, use = core.split_keys_host(c["keys"])
         replies = core.host_replies(policy, c["games"], use, np.asarray(replying))
-        if bool(jnp.any(c["refusals"])):  # rare: the random bot's own program, and a select
-            replies = core.with_fallback(replies, c["games"], use, c["refusals"])
+        if np.asarray(c["refusals"]).any():  # rare: the random bot's own program, and a select
+            replies = core.with_fallback_host(replies, c["games"], use, c["refusals"])
         c = _pass_host(c, replies, keys, params, restart)
-        if bool(jnp.any(c["restarting"])):  # its program compiles when a frame first ends
+        if np.asarray(c["restarting"]).any():  # its program compiles when a frame first ends
             c = _restart_host(c, params)
     return EnvState(c["games"], c["keys"], c["moves"]), c
 

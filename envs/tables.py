@@ -32,6 +32,23 @@ from piramida.rules import state as st
 from piramida.rules.game import Move, move
 
 
+@jax.jit
+def _fresh(seeds: Any, variant: Any) -> tuple[functional.EnvState, Move, Any]:
+    """New frames from each table's seed (B,), and a reset's moves: none to play.
+
+    One program: made op by op outside a `jit`, these were a dozen small programs to
+    compile at an env's first reset.
+    """
+    games, keys = new_frames(jax.vmap(jax.random.PRNGKey)(seeds), variant)
+    batch = seeds.shape[0]
+    nothing = move(ball=jnp.zeros(batch, jnp.int32))
+    return functional.EnvState(games, keys, jnp.zeros(batch, jnp.int32)), nothing, jnp.zeros(batch, bool)
+
+
+_learner_to_move = jax.jit(lambda games: to_move(games, LEARNER))
+_standing = jax.jit(functional.standing)
+
+
 class Tables:
     """B games against an opponent, held on the host for the Gymnasium and PettingZoo envs.
 
@@ -111,10 +128,10 @@ class Tables:
             state,
             learner,
             pending,
-            jnp.asarray(starting),
+            np.asarray(starting),
             self.params,
             self.opponent,
-            jnp.asarray(self.restart),
+            np.asarray(self.restart),
         )
         self.kernel_calls += int(done["passes"])
         self.moves_played += int(done["moves_played"])
@@ -122,20 +139,18 @@ class Tables:
 
     def reset(self, seeds: np.ndarray) -> None:
         """New frames on every table, seeded per table, the opponent's opening moves played."""
-        keys = jax.vmap(jax.random.PRNGKey)(jnp.asarray(self._pad(np.asarray(seeds, np.int64) % 2**32)))
-        fresh, keys = new_frames(keys, self.settings.variant)
-        state = functional.EnvState(fresh, keys, jnp.zeros(self.size, jnp.int32))
-        nothing = move(ball=jnp.zeros(self.size, jnp.int32))
-        self._advance(state, nothing, jnp.zeros(self.size, bool), True)
+        seeds = self._pad(np.asarray(seeds, np.int64) % 2**32)
+        state, nothing, pending = _fresh(seeds, self.settings.variant)
+        self._advance(state, nothing, pending, True)
         self.last = None
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The learner's actions (B, ...) and the opponent's replies: (reward, terminated, truncated)."""
         assert self.state is not None, "call reset() first"
-        actions = jax.tree_util.tree_map(lambda a: jnp.asarray(self._pad(np.asarray(a))), actions)
+        actions = jax.tree_util.tree_map(lambda a: self._pad(np.asarray(a)), actions)
         games = self.state.games
         learner = decode_moves(games, actions, self.settings.action_mode)
-        self._advance(self.state, learner, to_move(games, LEARNER), False)
+        self._advance(self.state, learner, _learner_to_move(games), False)
         done = self.done
         assert done is not None
         self.last = done["played"]
@@ -171,7 +186,7 @@ class Tables:
         The standing is the games as the last step left them (an ended frame's last state,
         before any restart).
         """
-        games = self.states if self.done is None else functional.standing(self.done)
+        games = self.states if self.done is None else _standing(self.done)
         s = self._host(games)
         out: dict[str, np.ndarray] = {
             "score": s.score,

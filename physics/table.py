@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from piramida.physics.runtime import in_float64
@@ -193,19 +192,26 @@ def _as_table(
     arcs = arcs or [((-1e3, -1e3), 0.0, NO_ID)]
     pockets = pockets or [((-1e3, -1e3), 0.0)]
     f64 = np.float64
+
+    def array(values: Any, dtype: Any, points: bool = False) -> Any:
+        # Shaped in numpy and copied as it is: a JAX conversion or reshape (`jnp.asarray` too)
+        # is a program of its own to compile.
+        host = np.asarray(values, dtype)
+        return jax.device_put(host.reshape(-1, 2) if points else host)
+
     return Table(
-        width=jnp.asarray(width, f64),
-        length=jnp.asarray(length, f64),
-        cushion_height=jnp.asarray(cushion_height, f64),
-        line_a=jnp.asarray([a for a, _, _, _ in lines], f64).reshape(-1, 2),
-        line_b=jnp.asarray([b for _, b, _, _ in lines], f64).reshape(-1, 2),
-        line_cushion=jnp.asarray([c for _, _, c, _ in lines], np.int32),
-        line_pocket=jnp.asarray([p for _, _, _, p in lines], np.int32),
-        arc_centre=jnp.asarray([c for c, _, _ in arcs], f64).reshape(-1, 2),
-        arc_radius=jnp.asarray([r for _, r, _ in arcs], f64),
-        arc_pocket=jnp.asarray([p for _, _, p in arcs], np.int32),
-        pocket_centre=jnp.asarray([c for c, _ in pockets], f64).reshape(-1, 2),
-        pocket_radius=jnp.asarray([r for _, r in pockets], f64),
+        width=array(width, f64),
+        length=array(length, f64),
+        cushion_height=array(cushion_height, f64),
+        line_a=array([a for a, _, _, _ in lines], f64, points=True),
+        line_b=array([b for _, b, _, _ in lines], f64, points=True),
+        line_cushion=array([c for _, _, c, _ in lines], np.int32),
+        line_pocket=array([p for _, _, _, p in lines], np.int32),
+        arc_centre=array([c for c, _, _ in arcs], f64, points=True),
+        arc_radius=array([r for _, r, _ in arcs], f64),
+        arc_pocket=array([p for _, _, p in arcs], np.int32),
+        pocket_centre=array([c for c, _ in pockets], f64, points=True),
+        pocket_radius=array([r for _, r in pockets], f64),
     )
 
 
