@@ -34,6 +34,7 @@ from jax import lax
 
 from piramida.agents import AGENTS, make_agent
 from piramida.envs import core
+from piramida.physics.arrays import on_device
 from piramida.rules import state as st
 from piramida.rules.game import Move, Outcome, move, where_tables
 
@@ -57,15 +58,12 @@ class EnvParams:
     @classmethod
     def of(cls, settings: core.Settings) -> EnvParams:
         """The numbers of `settings`."""
-        # Converted in numpy and copied as they are: a JAX conversion (`jnp.asarray` too) is a
-        # program of its own to compile.
-        scalar = lambda x, dtype: jax.device_put(np.asarray(x, dtype))  # noqa: E731
         return cls(
-            variant=scalar(settings.variant, np.int32),
-            noise=scalar(settings.noise, np.float64),
-            shot_limit=scalar(settings.shot_limit, np.int32),
-            point_reward=scalar(settings.point_reward, np.float64),
-            win_reward=scalar(settings.win_reward, np.float64),
+            variant=on_device(settings.variant, np.int32),
+            noise=on_device(settings.noise, np.float64),
+            shot_limit=on_device(settings.shot_limit, np.int32),
+            point_reward=on_device(settings.point_reward, np.float64),
+            win_reward=on_device(settings.win_reward, np.float64),
         )
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from piramida.physics.arrays import on_device
 from piramida.physics.runtime import in_float64
 
 POCKET_NAMES: tuple[str, ...] = (
@@ -194,10 +195,8 @@ def _as_table(
     f64 = np.float64
 
     def array(values: Any, dtype: Any, points: bool = False) -> Any:
-        # Shaped in numpy and copied as it is: a JAX conversion or reshape (`jnp.asarray` too)
-        # is a program of its own to compile.
         host = np.asarray(values, dtype)
-        return jax.device_put(host.reshape(-1, 2) if points else host)
+        return on_device(host.reshape(-1, 2) if points else host, dtype)
 
     return Table(
         width=array(width, f64),
