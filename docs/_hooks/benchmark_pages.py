@@ -200,7 +200,8 @@ CATALOGUE: dict[str, Source] = {
         "performance",
         "The play page's waits",
         "From `piramida play` with empty caches, in the browser: when the page is playable, "
-        "the warm-up's steps, the bot's first move and its later moves (seconds).",
+        "the warm-up's steps, the bot's first move and its later moves (seconds), and the "
+        "aiming line's wait after a change of aim (ms).",
         "benchmarks/play_timings.py",
     ),
     "level_first_move.json": Source(

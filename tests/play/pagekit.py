@@ -92,6 +92,23 @@ def new_game(page: Page, base_url: str, playback: float = PLAYBACK, **body: Any)
     return game_id
 
 
+def aim_line_waits(page: Page, changes: int = 12) -> tuple[list[float], list[float]]:
+    """Turn the aim `changes` times by the keys, each once its line is drawn; the waits in ms.
+
+    The page's whole wait for each line (asked, simulated on the server, drawn) and the server's
+    part of it, the first aim left out. The page must be waiting for the human with a ball picked.
+    """
+    page.wait_for_function(  # once the warm-up's last compiles are done, as a player's aims are
+        "fetch('/api/ready').then(r => r.json()).then(s => s.done === s.total)", polling=500
+    )
+    before = page.evaluate("window.piramida.timings.aim.length")
+    for k in range(changes):
+        page.keyboard.press("ArrowLeft" if k % 2 else "ArrowRight")
+        page.wait_for_function(f"window.piramida.timings.aim.length >= {before + k + 1}")
+    timings = page.evaluate("window.piramida.timings")
+    return timings["aim"][max(before, 1) :], timings["aimServer"][max(before, 1) :]
+
+
 def wait_idle_for_human(page: Page) -> None:
     """Wait until the page waits for the human (or the frame is over); fail with what it shows."""
     try:

@@ -5,11 +5,11 @@ The bot is `greedy` (it compiles in seconds); every shot and aim runs the real k
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import jax
 from helpers.play_layouts import HUMAN_DECIDES, NEAR_END, WINNING_SHOT
 from starlette.testclient import TestClient
 
@@ -19,6 +19,7 @@ from piramida.play.games import Settings
 from piramida.play.server import create_app
 from piramida.play.warmup import referee_beside
 
+BACKEND_COMPILE = "/jax/core/compile/backend_compile_duration"  # jax records it for each program compiled
 GREEDY = Settings(bot="greedy", noise="none")
 NAMES = ("You", "The bot")
 
@@ -86,7 +87,7 @@ def test_the_bots_move_says_how_long_it_took(tmp_path: Path) -> None:
     assert 0 < move["seconds"] < 120 and move["headline"]
 
 
-def test_the_aiming_line_is_the_kernels_paths_within_50_ms(tmp_path: Path) -> None:
+def test_the_aiming_line_is_the_kernels_paths_and_compiles_nothing_per_aim(tmp_path: Path) -> None:
     client = make_client(tmp_path)
     game = new_game(client, state=NEAR_END)
     url = f"/api/games/{game['id']}/aim"
@@ -100,11 +101,20 @@ def test_the_aiming_line_is_the_kernels_paths_within_50_ms(tmp_path: Path) -> No
     assert (short[0]["end"], longer[0]["end"]) == ("cushion", "cushion")
     assert longer[0]["points"][-1] != short[0]["points"][-1]  # a training line follows the ball further
     assert len(client.get(f"/api/games/{game['id']}").json()["log"]) == 0  # nothing was played
-    server_ms = []
-    for k in range(15):
-        aimed = client.post(url, json={**WINNING_SHOT, "phi": 220.0 + k, "a": 0.1, "b": -0.2})
-        server_ms.append(aimed.json()["ms"])
-    assert statistics.median(server_ms) < 50, server_ms
+    compiled: list[str] = []  # how soon a line comes is `benchmarks/play_timings.py`'s to measure
+
+    def on_event(event: str, seconds: float, **kwargs: Any) -> None:
+        if event == BACKEND_COMPILE:
+            compiled.append(str(kwargs.get("fun_name")))
+
+    jax.monitoring.register_event_duration_secs_listener(on_event)
+    try:
+        for k in range(15):  # any aim, spin and power run the programs the first aim compiled
+            aimed = client.post(url, json={**WINNING_SHOT, "phi": 220.0 + k, "a": 0.1, "b": -0.2})
+            assert aimed.status_code == 200 and aimed.json()["ms"] > 0, aimed.text
+    finally:
+        jax.monitoring.unregister_event_duration_listener(on_event)
+    assert compiled == [], compiled
     refused = client.post(url, json={**WINNING_SHOT, "contacts": 9})
     assert refused.status_code == 422 and "contacts" in refused.json()["error"]
     bot_to_move = new_game(client, state=NEAR_END | {"turn": 1})
