@@ -40,7 +40,6 @@ from rich.table import Table
 
 import piramida.physics as ph
 from piramida.envs import core, jax_env
-from piramida.envs.core import padded
 from piramida.envs.vector_env import PyramidVectorEnv
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
@@ -83,7 +82,7 @@ def measure(tables: int, steps: int, seed: int, opponent: str = "random") -> dic
     return {
         "tables": tables,
         "opponent": opponent,
-        "compiled_batch": padded(tables),
+        "compiled_batch": env.core.chunk,
         "env_steps": steps,
         "kernel_calls": calls,
         "env_s": env_s,
@@ -91,7 +90,7 @@ def measure(tables: int, steps: int, seed: int, opponent: str = "random") -> dic
         "steps_per_s": steps * tables / env_s,
         "jax_steps_per_s": steps * tables / jax_s,
         "kernel_calls_per_step": calls / steps,
-        "moves_per_learner_move": played / (steps * padded(tables)),
+        "moves_per_learner_move": played / (steps * env.core.size),
         "random16_shots_per_s": random16,
         "moves_per_kernel_shot": steps * tables / env_s / random16,
         "jax_moves_per_kernel_shot": steps * tables / jax_s / random16,

@@ -3,7 +3,9 @@
 Each run is a fresh Python process (`--cache` names its compile caches: a new folder is a
 cold start, the same folder again a warm one): the import, `PyramidVectorEnv(num_envs=B)`,
 its first `reset` and first `step` (random actions against `random`), and then a second
-env of B / 2 tables, reset and stepped (what a second batch size adds). The process's
+env of B / 2 tables, reset and stepped (what a second batch size adds), and a third of 2 B
+(from `envs.tables.chunk_limit()` tables up, 1,024 on a CPU, a batch is played in chunks
+of that size with the same programs: there, twice the batch compiles nothing). The process's
 compiles run as a user's would: Warp's build of the kernel and XLA's of the programs
 around it.
 
@@ -30,7 +32,7 @@ from piramida.physics.provenance import stamped
 
 
 def timings(tables: int) -> dict[str, float]:
-    """In this process: seconds to import and make, reset, step, and a second batch size's reset and step."""
+    """In this process: seconds to import and make, reset, step, and a second and third batch size's."""
     started = time.perf_counter()
     from piramida.envs.vector_env import PyramidVectorEnv
 
@@ -41,17 +43,23 @@ def timings(tables: int) -> dict[str, float]:
     reset = time.perf_counter()
     env.step(env.action_space.sample())
     stepped = time.perf_counter()
-    second = PyramidVectorEnv(num_envs=max(1, tables // 2), variant="free", opponent="random")
-    second.reset(seed=0)
-    second.action_space.seed(0)
-    second.step(second.action_space.sample())
-    done = time.perf_counter()
+
+    def start(batch: int) -> float:
+        other = PyramidVectorEnv(num_envs=batch, variant="free", opponent="random")
+        other.reset(seed=0)
+        other.action_space.seed(0)
+        other.step(other.action_space.sample())
+        return time.perf_counter()
+
+    done = start(max(1, tables // 2))
+    twice = start(2 * tables)
     return {
         "import_and_make_s": made - started,
         "first_reset_s": reset - made,
         "first_step_s": stepped - reset,
         "reset_and_first_step_s": stepped - made,
         "second_batch_size_s": done - stepped,
+        "twice_the_batch_s": twice - done,
     }
 
 

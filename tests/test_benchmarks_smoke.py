@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from helpers.benchmark_scripts import load
 
+from piramida.envs import tables
+
 env_speed = load("env_speed")
 env_start = load("env_start")
 referee_speed = load("referee_speed")
@@ -49,7 +51,10 @@ def test_env_speed_times_every_stage_of_a_move() -> None:
     assert len(times) == 9 and all(t > 0 for t in times.values())
 
 
-def test_env_start_times_the_make_the_first_reset_and_step_and_a_second_batch_size() -> None:
+def test_env_start_times_the_make_the_first_reset_and_step_and_other_batch_sizes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tables, "chunk_limit", lambda: 8)  # twice the batch: two chunks of its programs
     times = env_start.timings(8)
     assert set(times) == {
         "import_and_make_s",
@@ -57,6 +62,7 @@ def test_env_start_times_the_make_the_first_reset_and_step_and_a_second_batch_si
         "first_step_s",
         "reset_and_first_step_s",
         "second_batch_size_s",
+        "twice_the_batch_s",
     }
     assert all(seconds > 0 for seconds in times.values())
     assert math.isclose(times["reset_and_first_step_s"], times["first_reset_s"] + times["first_step_s"])

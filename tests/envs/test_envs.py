@@ -22,7 +22,7 @@ from gymnasium.utils.env_checker import check_env
 import piramida.envs
 from piramida.agents import SearchAgent
 from piramida.envs import actions as act
-from piramida.envs import core
+from piramida.envs import core, tables
 from piramida.envs import observation as encoding
 from piramida.envs.pyramid_env import PyramidEnv
 from piramida.envs.vector_env import MOVE_INFO, PyramidVectorEnv
@@ -228,6 +228,50 @@ def test_vector_env_steps_every_table_and_resets_ended_frames_in_the_same_step()
             assert (envs.unwrapped.core.learner_moves[done] == 0).all()
         ended |= done
     assert ended.all(), "shot_limit=2 truncates every frame by the second learner move"
+
+
+def test_a_batch_played_in_chunks_is_the_batches_of_its_chunks_played_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Above `chunk_limit()` tables the env plays chunks one after another with the programs of
+    # one chunk; each table's game depends on its own seed and actions only, so 16 tables in
+    # chunks of 8 are two 8-table envs, bit for bit: restarts, infos, masks, a checkpoint's views.
+    seeds = list(range(100, 116))
+    options: dict = {"variant": "combined", "action_mode": "assisted", "shot_limit": 3}
+    monkeypatch.setattr(tables, "chunk_limit", lambda: 8)
+    whole = PyramidVectorEnv(num_envs=16, **options)
+    assert (whole.core.chunk, whole.core.size) == (8, 16)
+    halves = [PyramidVectorEnv(num_envs=8, **options) for _ in range(2)]
+
+    def joined(results: list) -> object:
+        return jax.tree_util.tree_map(lambda *xs: np.concatenate(xs), *results)
+
+    def same(a: object, b: object) -> None:
+        jax.tree_util.tree_map(np.testing.assert_array_equal, a, b)
+
+    same(
+        whole.reset(seed=seeds),
+        joined([h.reset(seed=seeds[8 * k : 8 * k + 8]) for k, h in enumerate(halves)]),
+    )
+    whole.action_space.seed(3)
+    ended = 0
+    for _ in range(4):
+        masks = whole.action_masks()
+        same(masks, np.concatenate([h.action_masks() for h in halves]))
+        actions = whole.action_space.sample()
+        actions[:, 0] = np.argmax(masks[:, : act.K], axis=1)  # a legal slot, where there is one
+        out = whole.step(actions)
+        apart = joined([h.step(actions[8 * k : 8 * k + 8]) for k, h in enumerate(halves)])
+        same(out[:4], apart[:4])
+        assert set(out[4]) == set(apart[4])
+        same(out[4], apart[4])
+        ended += int((out[2] | out[3]).sum())
+    assert ended > 0  # a shot limit of 3: frames restarted within the steps
+    same(whole.core.learner_moves, np.concatenate([h.core.learner_moves for h in halves]))
+    same(whole.core.keys, np.concatenate([np.asarray(h.core.keys) for h in halves]))
+    games, moves = whole.core.states, whole.core.learner_moves
+    whole.core.states, whole.core.learner_moves = games, moves  # what a resumed run sets: split again
+    same(whole.core.states, games)
 
 
 def test_reward_is_the_score_difference_and_the_win_reward() -> None:
