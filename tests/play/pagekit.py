@@ -84,7 +84,7 @@ def game(page: Page) -> dict[str, Any]:
 
 def new_game(page: Page, base_url: str, playback: float = PLAYBACK, **body: Any) -> str:
     """A game made through the API (a seed, a layout, a breaker), opened in `page` at `playback`; its id."""
-    created = page.request.post(f"{base_url}/api/games", data=body)
+    created = page.request.post(f"{base_url}/api/games", data=body, timeout=TIMEOUT_MS)
     assert created.status == 201, created.text()
     game_id: str = created.json()["id"]
     page.goto(f"{base_url}/?game={game_id}&speed={playback}")

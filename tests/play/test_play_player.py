@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from helpers.play_layouts import HUMAN_DECIDES, NEAR_END, WINNING_SHOT
-from pagekit import PLAYBACK, SCREENS, at, game, new_game, open_page, shot, wait_idle_for_human
+from pagekit import PLAYBACK, SCREENS, TIMEOUT_MS, at, game, new_game, open_page, shot, wait_idle_for_human
 from playwright.sync_api import Browser, Page
 
 from piramida.agents import ladder as levels
@@ -58,16 +58,20 @@ def test_a_slow_pull_in_small_steps_shoots_and_power_is_said_in_words(
 
 
 def play_moves(page: Page, base_url: str, count: int) -> str:
-    """A game played through the API until its log has `count` moves (greedy replies); its id."""
+    """A game played through the API until its log has `count` moves (greedy replies); its id.
+
+    A request waits as long as the page does: the bot's first move on this server may compile
+    it (API requests otherwise give up after 30 s).
+    """
     view: dict[str, Any] = page.request.post(f"{base_url}/api/games", data={"seed": 21}).json()
     url = f"{base_url}/api/games/{view['id']}"
     while len(view["log"]) < count:
         assert view["to_move"] != "over", "the frame ended too soon"
         if view["to_move"] == "bot":
-            answer = page.request.post(f"{url}/bot", data={"seq": view["seq"]})
+            answer = page.request.post(f"{url}/bot", data={"seq": view["seq"]}, timeout=TIMEOUT_MS)
         elif view["pending"]:
             decision = {"seq": view["seq"], **view["pending"]["default"]}
-            answer = page.request.post(f"{url}/decision", data=decision)
+            answer = page.request.post(f"{url}/decision", data=decision, timeout=TIMEOUT_MS)
         else:
             assert view["region"] in (None, "house"), view["region"]
             nearest = min(view["state"]["balls"], key=lambda b: b["y"])["id"]  # Free: any ball (G4.3)
@@ -75,7 +79,7 @@ def play_moves(page: Page, base_url: str, count: int) -> str:
             body = {"seq": view["seq"], "ball": ball, "speed": 4.0, "phi": 80.0 + 5 * len(view["log"])}
             if view["region"]:
                 body["place"] = {"x": engine.DIMS.width / 2, "y": 0.6}
-            answer = page.request.post(f"{url}/shot", data=body)
+            answer = page.request.post(f"{url}/shot", data=body, timeout=TIMEOUT_MS)
         assert answer.ok, answer.text()
         view = answer.json()["game"]
     return str(view["id"])
