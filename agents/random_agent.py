@@ -40,7 +40,7 @@ N = ids.N_BALLS
 # One uniform draw per table, in this order: the own ball, the called ball and the ball taken
 # (16 each), then the speed, aim, tip radius and angle, hand point (2), pocket and option (4).
 # Drawn at once: each `jax.random` call is a threefry of its own in the compiled program,
-# and ten of them made the random bot's program compile in twice the time.
+# and ten of them made the random bot's program compile in more than twice the time.
 DRAWS = 3 * N + 11
 
 

@@ -260,10 +260,11 @@ class Tables:
         The standing is the games as the last step left them (an ended frame's last state,
         before any restart).
         """
-        if self.records is None:
-            s = self._host([part.games for part in self._chunks()])
-        else:
-            s = self._host([_standing(done) for done in self.records])
+        records = self.records
+        games = (
+            [part.games for part in self._chunks()] if records is None else [_standing(d) for d in records]
+        )
+        s = self._host(games)
         out: dict[str, np.ndarray] = {
             "score": s.score,
             "phase": s.phase,

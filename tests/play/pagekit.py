@@ -96,7 +96,8 @@ def aim_line_waits(page: Page, changes: int = 12) -> tuple[list[float], list[flo
     """Turn the aim `changes` times by the keys, each once its line is drawn; the waits in ms.
 
     The page's whole wait for each line (asked, simulated on the server, drawn) and the server's
-    part of it, the first aim left out. The page must be waiting for the human with a ball picked.
+    part of it; the page's first aim ever is left out (it may compile). The page must be waiting
+    for the human with a ball picked.
     """
     page.wait_for_function(  # once the warm-up's last compiles are done, as a player's aims are
         "fetch('/api/ready').then(r => r.json()).then(s => s.done === s.total)", polling=500

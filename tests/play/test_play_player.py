@@ -63,7 +63,9 @@ def play_moves(page: Page, base_url: str, count: int) -> str:
     A request waits as long as the page does: the bot's first move on this server may compile
     it (API requests otherwise give up after 30 s).
     """
-    view: dict[str, Any] = page.request.post(f"{base_url}/api/games", data={"seed": 21}).json()
+    view: dict[str, Any] = page.request.post(
+        f"{base_url}/api/games", data={"seed": 21}, timeout=TIMEOUT_MS
+    ).json()
     url = f"{base_url}/api/games/{view['id']}"
     while len(view["log"]) < count:
         assert view["to_move"] != "over", "the frame ended too soon"
