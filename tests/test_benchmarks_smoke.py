@@ -83,7 +83,6 @@ def test_menu_speed_times_the_menu_against_the_kernel(
     assert figures["commit"] and "CPUs" in figures["machine"] and figures["date"].startswith("20")
 
 
-@pytest.mark.xdist_group("alone")  # a fresh two-device process: never beside the timed browser test
 def test_train_devices_times_jax_ppo_on_one_device_and_on_two(tmp_path: Path) -> None:
     out = tmp_path / "devices.json"
     flags = ["--devices", "2", "--tables", "8", "--rounds", "1", "--n-steps", "2", "--batch-size", "8"]
@@ -102,7 +101,6 @@ def test_train_devices_times_jax_ppo_on_one_device_and_on_two(tmp_path: Path) ->
         assert math.isclose(row["moves_per_s"], 8 * 2 / row["seconds"])
 
 
-@pytest.mark.xdist_group("alone")  # a fresh play server: never beside the timed browser test
 def test_level_first_move_times_a_levels_first_bot_move_from_a_fresh_server(tmp_path: Path) -> None:
     out = tmp_path / "first.json"
     script = Path(__file__).resolve().parents[1] / "benchmarks" / "level_first_move.py"

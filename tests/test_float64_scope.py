@@ -17,9 +17,6 @@ from typing import Any
 
 import pytest
 
-# Two fresh processes compiling the envs: never beside the timed browser test (its group).
-pytestmark = pytest.mark.xdist_group("alone")
-
 SCRIPT = Path(__file__).resolve().parent / "helpers" / "float64_user.py"
 
 

@@ -12,11 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-# A fresh process compiling the env twice: never beside the timed browser test (its group).
-pytestmark = pytest.mark.xdist_group("alone")
-
 SCRIPT = Path(__file__).resolve().parents[1] / "helpers" / "jax_env_transforms.py"
 
 

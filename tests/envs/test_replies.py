@@ -36,3 +36,21 @@ def test_a_gathered_choice_is_the_choice_on_the_whole_batch(count: int) -> None:
 def test_the_random_bot_chooses_on_the_whole_batch() -> None:
     assert core.cheap_choice(make_bot("random", 0.0).act)
     assert not core.cheap_choice(make_bot("greedy", 0.0).act)
+
+
+@pytest.mark.parametrize(
+    ("batch", "shapes"), [(8, [8]), (core.GATHER_FROM, [core.GATHER_FROM // 8, core.GATHER_FROM])]
+)
+def test_below_gather_from_the_bot_is_traced_once_on_the_whole_batch(batch: int, shapes: list[int]) -> None:
+    # Each trace of the bot is a copy of its program to compile inside a pass.
+    states, _, keys = game_shots.load()
+    states = jax.tree_util.tree_map(lambda x: x[:batch], states)
+    greedy = make_bot("greedy", 0.15).act
+    traced: list[int] = []
+
+    def bot(s: object, k: jax.Array) -> object:
+        traced.append(k.shape[0])
+        return greedy(s, k)
+
+    jax.eval_shape(lambda s, k, r: core.replies(bot, s, k, r), states, keys[:batch], jnp.ones(batch, bool))
+    assert sorted(traced) == shapes
