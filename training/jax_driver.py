@@ -134,7 +134,7 @@ def save(
 def load(ck: checkpoint.Checkpoint, config: TrainConfig) -> ppo.Runner:
     """The runner a checkpoint of `config`'s run saved, ready to continue."""
     hyper, settings = ppo.Hyper.of(config), runs.settings_of(config)
-    template = jax.eval_shape(functools.partial(ppo.new_runner, config, settings, hyper))
+    template = jax.eval_shape(functools.partial(ppo.new_runner, config, settings, hyper, openings=False))
     return ppo.Runner(**checkpoint.filled(ck, template._asdict(), checkpoint.part(ck, "runner"), "runner"))
 
 

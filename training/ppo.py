@@ -184,8 +184,8 @@ def optimizer(hyper: Hyper) -> optax.GradientTransformation:
 def opponent_bot(name: str, noise: float) -> functional.Opponent:
     """The bot `name` as it plays inside the loop, planning for the run's `noise` (one object per name).
 
-    Built with concrete arrays even where first asked for inside a trace (a resumed run's
-    `jax.eval_shape` of `new_runner`): the cached bot outlives that trace.
+    Built with concrete arrays even where first asked for inside a trace: the cached bot
+    outlives that trace.
     """
     with jax.ensure_compile_time_eval():
         return make_bot(name, noise).act
@@ -205,17 +205,25 @@ def drawn(config: TrainConfig, steps: int) -> tuple[str, np.random.Generator | N
     )
 
 
-def new_runner(config: TrainConfig, settings: core.Settings, hyper: Hyper) -> Runner:
-    """A run's start: fresh (or loaded) networks, a fresh optimizer, fresh frames (openings played)."""
+def new_runner(config: TrainConfig, settings: core.Settings, hyper: Hyper, openings: bool = True) -> Runner:
+    """A run's start: fresh (or loaded) networks, a fresh optimizer, fresh frames (openings played).
+
+    `openings=False` leaves the frames as drawn: the runner's shapes for `jax.eval_shape`
+    (a resumed run's template), where the opponent's opening moves cannot be played.
+    """
     key_params, key_env, key = jax.random.split(jax.random.PRNGKey(config.seed), 3)
     if config.policy == "mlp":
         params = networks.init_params(key_params, settings.action_mode, hyper.net_arch, config.assisted_prior)
     else:
         params = slot_policy.init_params(config.policy, key_params)
     numbers = functional.EnvParams.of(settings)
-    name, _ = drawn(config, 0)
-    bot = slot_policy.as_bot(params, config.noise) if name == SELF else opponent_bot(name, config.noise)
-    env = functional.reset(jax.random.split(key_env, config.tables), numbers, bot)
+    keys = jax.random.split(key_env, config.tables)
+    if openings:
+        name, _ = drawn(config, 0)
+        bot = slot_policy.as_bot(params, config.noise) if name == SELF else opponent_bot(name, config.noise)
+        env = functional.reset_on_host(keys, numbers, functional.opponent_policy(bot))
+    else:
+        env, _ = functional.fresh(keys, numbers.variant)
     return Runner(params, optimizer(hyper).init(params), env, key)
 
 

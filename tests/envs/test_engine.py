@@ -60,6 +60,20 @@ def test_host_driven_passes_play_what_the_traced_loop_plays() -> None:
     assert restarts > 0  # frames cut by the shot limit restarted inside the step
 
 
+def test_a_reset_from_the_host_is_the_traced_reset() -> None:
+    # jax-ppo starts its runs from the host (no program of a reset's own to compile).
+    env, params = make_jax("free", num_envs=TABLES, opponent="random", noise="pro", shot_limit=6)
+    _, traced = jax.jit(env.reset)(jax.random.PRNGKey(5), params)
+    keys = jax.random.split(jax.random.PRNGKey(5), TABLES)
+    host = functional.reset_on_host(keys, params, functional.opponent_policy("random"))
+    assert_same(traced, host)
+    drawn, _ = functional.fresh(keys, params.variant)
+    opened = [
+        not np.array_equal(a, b) for a, b in zip(*map(jax.tree_util.tree_leaves, (host, drawn)), strict=True)
+    ]
+    assert any(opened)  # the opponent broke on some tables: its opening moves were played
+
+
 def test_a_host_policy_replies_where_a_traced_bot_cannot() -> None:
     """A policy that only runs on the host (numpy) still plays: it is asked between the passes."""
     settings = core.Settings()

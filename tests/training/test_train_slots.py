@@ -112,8 +112,8 @@ def test_decisions_are_the_searchs_and_left_out_of_the_policy_loss() -> None:
 
 
 def test_an_opponent_first_built_while_tracing_holds_no_tracers() -> None:
-    # A resumed run builds its first opponent inside `jax.eval_shape(new_runner)`; the bot is
-    # cached for the run, so its arrays must not be that trace's.
+    # The bot is cached for the run, so one first built inside a trace must hold none of
+    # that trace's arrays.
     jax.eval_shape(lambda: ppo.opponent_bot("search:easy", 0.07) and jnp.zeros(()))
     bot = ppo.opponent_bot("search:easy", 0.07)
     leaves = jax.tree_util.tree_leaves(bot.__self__.setup.table)  # type: ignore[attr-defined]
