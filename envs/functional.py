@@ -326,35 +326,36 @@ def advance_on_host(
 
 
 @jax.jit
-def fresh(keys: Any, variant: Any) -> tuple[EnvState, Move]:
-    """New frames, one per key (B, 2), as drawn (no opening moves yet), and a reset's learner moves: none."""
+def fresh(keys: Any, variant: Any) -> tuple[EnvState, Move, Any]:
+    """New frames, one per key (B, 2), as drawn (no openings played), with a reset's nothing to play.
+
+    One program: made op by op outside a `jit`, these were a dozen small programs to
+    compile at an env's first reset.
+    """
     games, keys = core.new_frames(keys, variant)
     batch = keys.shape[0]
-    return EnvState(games, keys, jnp.zeros(batch, jnp.int32)), move(ball=jnp.zeros(batch, jnp.int32))
+    nothing = move(ball=jnp.zeros(batch, jnp.int32))
+    return EnvState(games, keys, jnp.zeros(batch, jnp.int32)), nothing, jnp.zeros(batch, bool)
 
 
 @functools.partial(jax.jit, static_argnames=("opponent",))
 def reset(keys: Any, params: EnvParams, opponent: Opponent) -> EnvState:
     """New frames, one per key (B, 2), with the opponent's opening moves played where it breaks."""
-    state, nothing = fresh(keys, params.variant)
-    batch = keys.shape[0]
-    state, _ = advance(
-        state, nothing, jnp.zeros(batch, bool), jnp.array(True), params, opponent, jnp.array(True)
-    )
+    state, nothing, pending = fresh(keys, params.variant)
+    state, _ = advance(state, nothing, pending, jnp.array(True), params, opponent, jnp.array(True))
     return state
 
 
 def reset_on_host(keys: Any, params: EnvParams, policy: core.Policy) -> EnvState:
     """`reset` driven from the host (`advance_on_host`): the same frames, without a program of its own.
 
-    A traced `reset` holds a whole `advance` (20-35 s to compile at 8 tables on a 2-core
-    CPU, against a trained opponent) for one call at a run's start; from the host it
-    plays through the pass's program, which every env of the batch size shares, and the
-    bot's own.
+    A traced `reset` holds a whole `advance` (a tiny jax-ppo run's, against greedy and its
+    own network at 8 tables, compiled in 34.8 s on a 2-core CPU) for one call at a run's
+    start; from the host it plays through the pass's program, which every env of the
+    batch size shares, and the bot's own.
     """
-    state, nothing = fresh(keys, params.variant)
-    no = jnp.zeros(keys.shape[0], bool)
-    state, _ = advance_on_host(state, nothing, no, jnp.array(True), params, policy, jnp.array(True))
+    state, nothing, pending = fresh(keys, params.variant)
+    state, _ = advance_on_host(state, nothing, pending, jnp.array(True), params, policy, jnp.array(True))
     return state
 
 

@@ -15,7 +15,6 @@ import functools
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from piramida.envs import functional
@@ -26,27 +25,19 @@ from piramida.envs.core import (
     Settings,
     decode_moves,
     legal_masks,
-    new_frames,
     observe_states,
     padded,
     to_move,
 )
 from piramida.physics.kernel import preload_in_background
 from piramida.rules import state as st
-from piramida.rules.game import Move, move
+from piramida.rules.game import Move
 
 
 @jax.jit
 def _fresh(seeds: Any, variant: Any) -> tuple[functional.EnvState, Move, Any]:
-    """New frames from each table's seed (B,), and a reset's moves: none to play.
-
-    One program: made op by op outside a `jit`, these were a dozen small programs to
-    compile at an env's first reset.
-    """
-    games, keys = new_frames(jax.vmap(jax.random.PRNGKey)(seeds), variant)
-    batch = seeds.shape[0]
-    nothing = move(ball=jnp.zeros(batch, jnp.int32))
-    return functional.EnvState(games, keys, jnp.zeros(batch, jnp.int32)), nothing, jnp.zeros(batch, bool)
+    """`functional.fresh` from each table's seed (B,) instead of its key."""
+    return functional.fresh(jax.vmap(jax.random.PRNGKey)(seeds), variant)
 
 
 _learner_to_move = jax.jit(lambda games: to_move(games, LEARNER))

@@ -223,7 +223,7 @@ def new_runner(config: TrainConfig, settings: core.Settings, hyper: Hyper, openi
         bot = slot_policy.as_bot(params, config.noise) if name == SELF else opponent_bot(name, config.noise)
         env = functional.reset_on_host(keys, numbers, functional.opponent_policy(bot))
     else:
-        env, _ = functional.fresh(keys, numbers.variant)
+        env, *_ = functional.fresh(keys, numbers.variant)
     return Runner(params, optimizer(hyper).init(params), env, key)
 
 

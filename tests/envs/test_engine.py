@@ -67,7 +67,7 @@ def test_a_reset_from_the_host_is_the_traced_reset() -> None:
     keys = jax.random.split(jax.random.PRNGKey(5), TABLES)
     host = functional.reset_on_host(keys, params, functional.opponent_policy("random"))
     assert_same(traced, host)
-    drawn, _ = functional.fresh(keys, params.variant)
+    drawn, *_ = functional.fresh(keys, params.variant)
     opened = [
         not np.array_equal(a, b) for a, b in zip(*map(jax.tree_util.tree_leaves, (host, drawn)), strict=True)
     ]
