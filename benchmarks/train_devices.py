@@ -1,6 +1,6 @@
 """jax-ppo's throughput with its tables on one device and split over several, side by side in one run.
 
-The same run (assisted, one variant, one bot) times its round on the first device and
+The same run (one action mode, variant and bot) times its round on the first device and
 on every local device. On a CPU the devices are forced (`--devices`, XLA's host device
 count, set before JAX starts); they share the machine's cores. Each first runs one round
 as a warm-up (the reset and the compile: `warmup_s`), then `--rounds` timed rounds; the
@@ -23,6 +23,8 @@ PARSER.add_argument("--devices", type=int, default=2, help="CPU devices to force
 PARSER.add_argument("--tables", type=int, default=256)
 PARSER.add_argument("--variant", default="free")
 PARSER.add_argument("--opponent", default="random", choices=("random", "greedy"))
+PARSER.add_argument("--action-mode", default="assisted", choices=("assisted", "raw"))
+PARSER.add_argument("--net-arch", type=int, nargs="+", help="hidden layer sizes (default: jax-ppo's)")
 PARSER.add_argument("--rounds", type=int, default=2, help="timed rounds after the warm-up")
 PARSER.add_argument("--n-steps", type=int, default=16, help="moves per table in a round")
 PARSER.add_argument("--batch-size", type=int, default=256)
@@ -47,11 +49,16 @@ def main() -> None:
     config = TrainConfig(
         algo="jax-ppo",
         variant=ARGS.variant,
-        action_mode="assisted",
+        action_mode=ARGS.action_mode,
         tables=ARGS.tables,
         opponent=ARGS.opponent,
         seed=ARGS.seed,
-        hyperparameters={"n_steps": ARGS.n_steps, "batch_size": ARGS.batch_size, "n_epochs": ARGS.n_epochs},
+        hyperparameters={
+            "n_steps": ARGS.n_steps,
+            "batch_size": ARGS.batch_size,
+            "n_epochs": ARGS.n_epochs,
+            **({"net_arch": ARGS.net_arch} if ARGS.net_arch else {}),
+        },
     )
     devices = jax.local_devices()
     rows = []

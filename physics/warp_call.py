@@ -73,6 +73,7 @@ class TableKernel:
         self.shared = frozenset(self.parameters[table_arguments : len(self.parameters) - len(outputs)])
         self._calls: dict[str, Any] = {}
         self._module_lock = threading.Lock()
+        self._trace_lock = threading.Lock()  # `launch`: a call's number and its trace, together
         self._module_ready = False
         self._batched: dict[tuple[tuple[int, ...], ...], Any] = {}
 
@@ -129,7 +130,11 @@ class TableKernel:
                 # `jax_callable` reads the argument types from the function: the kernel's.
                 launcher.__signature__ = inspect.signature(self.kernel.func)  # type: ignore[attr-defined]
                 launcher.__annotations__ = inspect.get_annotations(self.kernel.func, eval_str=True)
-                launcher.__name__ = f"{self.kernel.key}_on_cpu_threads"
+                # Warp names the FFI target after the qualified name, numbered by a process-wide
+                # counter: one name per kernel keeps the number 0, so a program's text (and the
+                # persistent compile cache's key) does not depend on which kernel a process
+                # happened to call first. `launcher` alone made every kernel `launcher_<n>`.
+                launcher.__name__ = launcher.__qualname__ = f"{self.kernel.key}_on_cpu_threads"
                 # No preload: it would build a Warp module of this file, which holds no kernel.
                 self._calls[platform] = wp.jax_callable(
                     launcher, num_outputs=len(self.outputs), module_preload_mode=wp.JaxModulePreloadMode.NONE
@@ -141,11 +146,25 @@ class TableKernel:
         return self._calls[platform]
 
     def launch(self, *arguments: Any, output_dims: dict[str, tuple[int, ...]]) -> tuple[Any, ...]:
-        """One launch over the tables of the arguments' leading axis: the outputs, in order."""
+        """One launch over the tables of the arguments' leading axis: the outputs, in order.
+
+        Warp numbers every traced call of a kernel (1, 2, 3 ... in the process) and writes
+        the number into the program, as the key of what the call needs at run time. The
+        persistent compile cache keys on the program's text, so the same program traced
+        after a different history (another process, another command, after
+        `jax.clear_caches`) missed the cache and compiled again. The number is pinned to
+        what the call needs instead: nothing on the CPU (every argument is an array), the
+        launch's size on CUDA. The lock keeps a concurrent trace from taking another's number.
+        """
         platform = jax.default_backend()
         batch = arguments[0].shape[0]
-        extra = {} if platform == "cpu" else {"launch_dims": (batch,)}
-        return tuple(self._jax_function(platform)(*arguments, output_dims=output_dims, **extra))
+        function = self._jax_function(platform)
+        with self._trace_lock:
+            if platform == "cpu":
+                function.call_id = 0
+                return tuple(function(*arguments, output_dims=output_dims))
+            function.launch_id = batch
+            return tuple(function(*arguments, output_dims=output_dims, launch_dims=(batch,)))
 
     def _with_vmap(self, shapes: tuple[tuple[int, ...], ...]) -> Any:
         """`launch` for outputs of these shapes (after the table axis), under `vmap` too.

@@ -1,7 +1,8 @@
 """One shot menu: greedy, the search bot and the environments' `assisted` actions all play its slots.
 
 Positions: fresh racks (the break), and tables after a few random moves in all four
-variants (ordinary shots, balls in hand after fouls, Classic calls), B = 16 tables.
+variants (ordinary shots, balls in hand after fouls, Classic calls), B = 8 tables (the envs' batch:
+the same compiled programs as the other tests).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from piramida.rules.game import Move
 from piramida.rules.setup import default_setup
 from piramida.training import prior
 
-B = 16
+B = 8
 SHOT_FIELDS = ("ball", "speed", "phi", "a", "b", "place", "call_ball", "call_pocket")
 
 

@@ -1,4 +1,4 @@
-"""The pure-JAX env under `shard_map` (two forced CPU devices) and `vmap`, against plain calls.
+"""The pure-JAX env's step under `shard_map` (two forced CPU devices) and `vmap`, against plain calls.
 
 Run in a fresh process (XLA reads the device count when JAX starts); prints one JSON line:
 whether each transformed call gave the bits of the same tables stepped one group at a time.
@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, PartitionSpec
 
@@ -47,16 +48,19 @@ def main() -> None:
     def device_key(key: Any) -> Any:
         return jax.random.fold_in(key, jax.lax.axis_index("tables"))  # each device its own draws
 
+    # The frames come from plain resets (a reset under either transform would be another
+    # program as large as a step, compiled for no more than the step shows).
+    key, action_key = jax.random.PRNGKey(0), jax.random.PRNGKey(1)
+    actions = jax.random.uniform(action_key, (2 * LOCAL, 11), minval=-1, maxval=1)
+    plain_reset, plain_step = jax.jit(env.reset), jax.jit(env.step)
+
+    def groups_stepped(keys: list[Any]) -> tuple[list[Any], list[Any]]:
+        """Each group's frames (reset from its key) and those frames stepped with its actions."""
+        frames = [plain_reset(k, params)[1] for k in keys]
+        rows = [actions[g * LOCAL : (g + 1) * LOCAL] for g in range(2)]
+        return frames, [plain_step(k, f, r, params) for k, f, r in zip(keys, frames, rows, strict=True)]
+
     # check_vma=False: the env's `cond`s return arrays the type checker would call replicated.
-    reset = jax.jit(
-        shard_map(
-            lambda key: env.reset(device_key(key), params),
-            mesh=mesh,
-            in_specs=PartitionSpec(),
-            out_specs=tables,
-            check_vma=False,
-        )
-    )
     step = jax.jit(
         shard_map(
             lambda key, state, action: env.step(device_key(key), state, action, params),
@@ -66,28 +70,15 @@ def main() -> None:
             check_vma=False,
         )
     )
-    key, action_key = jax.random.PRNGKey(0), jax.random.PRNGKey(1)
-    actions = jax.random.uniform(action_key, (2 * LOCAL, 11), minval=-1, maxval=1)
-    _, state = reset(key)
-    sharded = step(key, state, actions)
-
-    plain_reset, plain_step = jax.jit(env.reset), jax.jit(env.step)
-    groups = []
-    for device in range(2):
-        _, mine = plain_reset(jax.random.fold_in(key, device), params)
-        rows = actions[device * LOCAL : (device + 1) * LOCAL]
-        groups.append(plain_step(jax.random.fold_in(key, device), mine, rows, params))
+    frames, groups = groups_stepped([jax.random.fold_in(key, device) for device in range(2)])
+    sharded = step(key, jax.tree_util.tree_map(lambda *parts: jnp.concatenate(parts), *frames), actions)
     joined = jax.tree_util.tree_map(lambda *parts: np.concatenate(parts), *groups)
 
     keys = jax.random.split(key, 2)
-    _, states = jax.jit(jax.vmap(lambda k: env.reset(k, params)))(keys)
+    frames, one_by_one = groups_stepped(list(keys))
     vmapped = jax.jit(jax.vmap(lambda k, s, a: env.step(k, s, a, params)))(
-        keys, states, actions.reshape(2, LOCAL, 11)
+        keys, jax.tree_util.tree_map(lambda *parts: jnp.stack(parts), *frames), actions.reshape(2, LOCAL, 11)
     )
-    one_by_one = []
-    for group in range(2):
-        _, mine = plain_reset(keys[group], params)
-        one_by_one.append(plain_step(keys[group], mine, actions[group * LOCAL : (group + 1) * LOCAL], params))
     stacked = jax.tree_util.tree_map(lambda *parts: np.stack(parts), *one_by_one)
 
     print(

@@ -311,3 +311,17 @@ def test_simulate_under_vmap_and_scan(random_shots: Any) -> None:
 
     counts, _ = jax.jit(lambda: jax.lax.scan(step, jnp.zeros(6, jnp.int32), None, length=3))()
     np.testing.assert_array_equal(np.asarray(counts), 3 * plain.log.count)
+
+
+def test_a_program_traced_again_has_the_same_text() -> None:
+    # The persistent compile cache keys on a program's text. Warp numbered each traced call
+    # of a kernel and each kernel by the order a process first called it, so the same
+    # program traced after another history (a new process, `jax.clear_caches`) was new text.
+    balls = jax.tree_util.tree_map(lambda x: x[None], ph.at_rest([[0.5, 0.5], [1.0, 2.0]]))
+    strike = ph.Strike(ball=0, speed=5.0, phi=80.0, theta=0.0, a=0.0, b=0.0)
+    texts = []
+    for _ in range(2):
+        jax.clear_caches()  # as a new process, or the tests between modules (conftest)
+        texts.append(jax.jit(lambda b: ph.simulate(TABLE, b, strike, validate=False)).lower(balls).as_text())
+    assert texts[0] == texts[1]
+    assert "@shot_on_cpu_threads_0(" in texts[0]  # named for its kernel, whichever came first

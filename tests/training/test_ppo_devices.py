@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from piramida.training import checkpoint
 
@@ -56,6 +57,7 @@ def two_processes_resume(folder: Path) -> list[str]:
     return logs
 
 
+@pytest.mark.xdist_group("ppo-devices")  # benchmarks/train_devices.py's smoke test times this round
 def test_a_round_splits_its_tables_over_two_devices_and_keeps_the_networks_replicated(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(SCRIPT), str(tmp_path)], capture_output=True, text=True, timeout=1200
