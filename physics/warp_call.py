@@ -148,13 +148,14 @@ class TableKernel:
     def launch(self, *arguments: Any, output_dims: dict[str, tuple[int, ...]]) -> tuple[Any, ...]:
         """One launch over the tables of the arguments' leading axis: the outputs, in order.
 
-        Warp numbers every traced call of a kernel (1, 2, 3 ... in the process) and writes
+        Warp numbers every traced call of a kernel (0, 1, 2 ... in the process) and writes
         the number into the program, as the key of what the call needs at run time. The
         persistent compile cache keys on the program's text, so the same program traced
         after a different history (another process, another command, after
         `jax.clear_caches`) missed the cache and compiled again. The number is pinned to
-        what the call needs instead: nothing on the CPU (every argument is an array), the
-        launch's size on CUDA. The lock keeps a concurrent trace from taking another's number.
+        what the call's record holds instead: 0 on the CPU (the kernels take arrays only,
+        so every record is the same empty one), the launch's size on CUDA (its record's one
+        entry). The lock keeps a concurrent trace from taking another's number.
         """
         platform = jax.default_backend()
         batch = arguments[0].shape[0]
