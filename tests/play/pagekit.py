@@ -41,6 +41,17 @@ def open_page(browser: Browser, size: tuple[int, int], touch: bool = False) -> I
     assert not errors, errors
 
 
+def no_warming(page: Page) -> None:
+    """Answer the page's `/api/warm` in the browser: picking a level then compiles nothing on the server.
+
+    For tests of what the level list says: a picked search level's bot compiles for minutes at
+    batch 1 in the server's background, on the cores the other tests share. That a picked
+    level warms, and what the page says meanwhile, is `test_play_preparing.py`'s and
+    `test_play_practice_api.py`'s.
+    """
+    page.route("**/api/warm", lambda route: route.fulfill(json={"state": "ready"}))
+
+
 def shot(page: Page, name: str) -> None:
     """Save a screenshot under `tests/artifacts/`, named with the screen's size."""
     ARTIFACTS.mkdir(exist_ok=True)

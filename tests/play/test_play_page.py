@@ -25,6 +25,7 @@ from pagekit import (
     desktop,
     game,
     new_game,
+    no_warming,
     open_page,
     shot,
     wait_idle_for_human,
@@ -70,6 +71,7 @@ def test_the_whole_table_and_the_controls_fit_any_screen(
 def test_the_page_waits_for_the_table_then_the_level_list_says_what_each_is(
     page: Page, base_url: str
 ) -> None:
+    no_warming(page)  # "strongest" picked below: its search would compile for minutes
     page.goto(base_url)
     page.wait_for_selector("body[data-busy=idle]", state="attached")
     assert page.is_hidden("#preparing")

@@ -13,7 +13,18 @@ from typing import Any
 
 import pytest
 from helpers.play_layouts import HUMAN_DECIDES, NEAR_END, WINNING_SHOT
-from pagekit import PLAYBACK, SCREENS, TIMEOUT_MS, at, game, new_game, open_page, shot, wait_idle_for_human
+from pagekit import (
+    PLAYBACK,
+    SCREENS,
+    TIMEOUT_MS,
+    at,
+    game,
+    new_game,
+    no_warming,
+    open_page,
+    shot,
+    wait_idle_for_human,
+)
 from playwright.sync_api import Browser, Page
 
 from piramida.agents import ladder as levels
@@ -106,6 +117,7 @@ def test_the_level_list_names_each_level_with_its_measured_rating(browser: Brows
     rated = [level for level in levels.LEVELS if level.rating is not None]
     assert len(rated) >= 5  # the ladder's measured levels
     with open_page(browser, SCREENS["desktop"]) as page:
+        no_warming(page)  # a level is picked below: its bot need not compile
         new_game(page, base_url, seed=5)
         options = "all => all.map((o) => [o.value, o.textContent])"
         names = dict(page.eval_on_selector_all("#opponent option", options))

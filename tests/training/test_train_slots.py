@@ -47,9 +47,11 @@ def test_fine_tuning_starts_from_the_shipped_policy_and_writes_a_trained_bot(who
     assert meta["made"]["config"]["policy"] == "trained"
     moved = [name for name, a in flat(shipped).items() if not np.array_equal(a, flat(tuned)[name])]
     assert "logit/kernel" in moved and "value_out/kernel" in moved  # actor and critic both learnt
-    bot = TrainedAgent(whole / "policy.npz", 0.15)
-    states = st.new_games(jnp.arange(4), jax.random.split(jax.random.PRNGKey(0), 4), jnp.zeros(4, jnp.int32))
-    assert bot.act(states, jax.random.split(jax.random.PRNGKey(1), 4)).ball.shape == (4,)
+    bot = TrainedAgent(whole / "policy.npz", 0.15)  # 8 tables: the trained bot's tests' program
+    states = st.new_games(
+        jnp.arange(8) % 4, jax.random.split(jax.random.PRNGKey(0), 8), jnp.zeros(8, jnp.int32)
+    )
+    assert bot.act(states, jax.random.split(jax.random.PRNGKey(1), 8)).ball.shape == (8,)
     meta_ck = checkpoint.read_meta(whole / "final.zip")
     assert meta_ck is not None and meta_ck["observation"] == "menu"
     run = config_from_json(meta_ck["config"])
@@ -97,18 +99,21 @@ def test_the_runs_checkpoint_is_not_a_player_but_its_policy_file_is(whole: Path)
 
 def test_decisions_are_the_searchs_and_left_out_of_the_policy_loss() -> None:
     """A pending decision gets the search's best (option, ball) slot, log-probability 0, not learnt."""
-    keys = jax.random.split(jax.random.PRNGKey(2), 2)
-    games = st.new_games(jnp.zeros(2, jnp.int32), keys, jnp.zeros(2, jnp.int32))
-    deciding = games.replace(phase=jnp.asarray([st.DECISION, st.NORMAL]), options=jnp.asarray([0b11, 0]))
+    keys = jax.random.split(jax.random.PRNGKey(2), 8)  # 8 tables: the envs' programs
+    games = st.new_games(jnp.zeros(8, jnp.int32), keys, jnp.zeros(8, jnp.int32))
+    deciding = games.replace(
+        phase=jnp.asarray([st.DECISION, st.NORMAL] * 4), options=jnp.asarray([0b11, 0] * 4)
+    )
     obs = core.observe_states(deciding, 200, 0.15, "menu")
     masks = core.legal_masks(deciding)
     params = slot_policy.init_params("trained", keys[0])
     actions, log_prob, learned = slot_policy.sample(params, obs, masks, keys[1], deciding, 0.15)
-    assert list(np.asarray(learned)) == [False, True]
-    assert float(log_prob[0]) == 0.0 and float(log_prob[1]) < 0.0
-    assert int(actions[0, 0]) == int(slot_policy.decision_slots(deciding, 0.15)[0])
-    np.testing.assert_array_equal(np.asarray(actions[:, 1:]), np.broadcast_to(NEUTRAL, (2, 4)))
-    assert bool(masks[1, int(actions[1, 0])]) and int(actions[1, 0]) < act.K
+    assert list(np.asarray(learned)) == [False, True] * 4
+    assert np.all(np.asarray(log_prob[::2]) == 0.0) and np.all(np.asarray(log_prob[1::2]) < 0.0)
+    np.testing.assert_array_equal(actions[::2, 0], slot_policy.decision_slots(deciding, 0.15)[::2])
+    np.testing.assert_array_equal(np.asarray(actions[:, 1:]), np.broadcast_to(NEUTRAL, (8, 4)))
+    chosen = np.asarray(actions[1::2, 0])
+    assert np.all(np.asarray(masks)[1::2][np.arange(4), chosen]) and np.all(chosen < act.K)
 
 
 def test_an_opponent_first_built_while_tracing_holds_no_tracers() -> None:
