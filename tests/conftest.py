@@ -6,6 +6,14 @@ JAX wrapper each); these helpers make the random part of such a batch.
 
 from __future__ import annotations
 
+import os
+
+# pooltool, the physics cross-checks' reference, compiles its numba kernels into a fresh
+# install on first use: 56 s on an idle 2-core CPU (and about 100 s in a loaded test run),
+# against 7 s more for running its few hundred cross-check shots interpreted. The same
+# code either way; before numba is first imported (its setting is read then).
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+
 import gc
 from collections.abc import Iterator
 from functools import partial
