@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import sys
 import threading
@@ -115,4 +116,19 @@ def run(args: argparse.Namespace) -> int:
         log_level="warning",
         timeout_graceful_shutdown=1,
     )
+    leave_during_compiles()
     return 0
+
+
+def leave_during_compiles() -> None:
+    """End the process at once if a daemon thread is still at work (a warm-up's compile, a bot's move).
+
+    At exit Python stops a daemon thread with `pthread_exit` when it next takes the GIL,
+    and one inside an XLA compile aborts the process on the way out ("FATAL: exception not
+    rethrown", exit status -6): a Ctrl+C in the first minute of a fresh server did. Every
+    game is on disk already (each move is written atomically), so nothing waits for them.
+    """
+    if any(t.daemon and t.is_alive() for t in threading.enumerate()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
