@@ -104,3 +104,15 @@ def _release_compiled_programs() -> Iterator[None]:
     yield
     jax.clear_caches()
     gc.collect()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _sb3_default_logs_in_pytest_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep the folders SB3 makes for a `learn` with no logger of its own in pytest's temporary tree.
+
+    SB3 makes an (empty) `SB3-<date>` folder in the system's temporary directory for each
+    such `learn` unless `SB3_LOGDIR` names one; the adapter tests left four a run.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3-logs")))
+        yield
