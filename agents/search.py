@@ -162,8 +162,13 @@ def _simulate_values(
     magnitude: Any,
     config: SearchConfig,
     setup: Setup,
+    active: Any = None,
 ) -> Any:
-    """The values of B x M moves (`moves` fields (B, M), keys (B, M, 2)): one batched `play`."""
+    """The values of B x M moves (`moves` fields (B, M), keys (B, M, 2)): one batched `play`.
+
+    `active` (B, M), where given, marks the moves to strike; the others cost the kernel
+    nothing and their values are to be thrown away.
+    """
     batch, count = moves.ball.shape
     flat_states = _repeat(states, count)
     flat_moves = jax.tree_util.tree_map(lambda x: x.reshape(batch * count, *x.shape[2:]), moves)
@@ -174,11 +179,78 @@ def _simulate_values(
         magnitude,
         setup,
         config.capacity,
+        active=None if active is None else active.reshape(-1),
     )
     values = jax.vmap(lambda b, a, i: outcome_value(b, a, i, magnitude, config, setup))(
         flat_states, after, outcome.verdict.invalid
     )
     return values.reshape(batch, count)
+
+
+def staged_values(
+    states: st.GameState,
+    moves: Move,
+    valid: Any,
+    keys: Array,
+    magnitude: Any,
+    config: SearchConfig,
+    setup: Setup,
+) -> tuple[Any, Any, Any]:
+    """Both stages on B tables' M moves: stage-1 values (B, M), finalists (B, F), their means (B, F).
+
+    The stages' simulations run M per table at a time through one `play` in a loop:
+    stage 1 is one round per aim node, stage 2 as many rounds as its `finalists x samples`
+    need (the last one's spare moves struck by no one). The program then holds one copy of
+    the kernel, the referee and the valuation, not one per stage, and compiles in less
+    time; the spare moves cost the referee and the valuation but not the kernel. `valid`
+    (B, M) marks the slots that hold a move; stage 2 picks among them.
+    """
+    batch, size = moves.ball.shape
+    nodes = AIM_NODES if config.quadrature else (0.0,)
+    finalists, samples = config.finalists, config.samples
+    sims = finalists * samples
+    rounds_two = -(-sims // size)  # ceil
+    draws = jax.vmap(lambda k: jax.random.split(k, max(samples, 1)))(keys)  # (B, S, 2)
+    sample_keys = jnp.tile(draws, (1, max(finalists, 1), 1))[:, :sims]
+    spare = rounds_two * size - sims
+    sample_keys = jnp.pad(sample_keys, ((0, 0), (0, spare), (0, 0)))
+    sample_active = jnp.arange(rounds_two * size) < sims
+    exact = jnp.zeros((batch, size, 2), jnp.uint32)  # no random noise: keys unused
+
+    def finalists_of(values_one: Any) -> tuple[Any, Any]:
+        stage_one = jnp.where(valid, values_one.mean(axis=0), 2.0 * ILLEGAL)
+        return jax.lax.top_k(stage_one, max(finalists, 1))
+
+    def one_round(index: Any, values: Any) -> Any:
+        node = jnp.asarray(nodes)[jnp.minimum(index, len(nodes) - 1)]
+        aimed = moves.replace(phi=moves.phi + noise.SIGMA_PHI_DEG * magnitude * node)
+        if rounds_two == 0:
+            return values.at[index].set(_simulate_values(states, aimed, exact, 0.0, config, setup))
+        _, top = finalists_of(values[: len(nodes)])
+        noisy = jax.tree_util.tree_map(lambda x: jnp.repeat(x, samples, axis=1), _pick(moves, top))
+        noisy = jax.tree_util.tree_map(
+            lambda x: jnp.pad(x, ((0, 0), (0, spare)) + ((0, 0),) * (x.ndim - 2)), noisy
+        )
+        start = jnp.maximum(index - len(nodes), 0) * size
+        chunk = jax.tree_util.tree_map(lambda x: jax.lax.dynamic_slice_in_dim(x, start, size, axis=1), noisy)
+        first = index < len(nodes)
+        struck = jax.tree_util.tree_map(lambda x, y: jnp.where(first, x, y), aimed, chunk)
+        round_keys = jnp.where(first, exact, jax.lax.dynamic_slice_in_dim(sample_keys, start, size, axis=1))
+        active = first | jax.lax.dynamic_slice_in_dim(sample_active, start, size)
+        active = jnp.broadcast_to(active, (batch, size))
+        value = _simulate_values(
+            states, struck, round_keys, jnp.where(first, 0.0, magnitude), config, setup, active
+        )
+        return values.at[index].set(value)
+
+    rounds = len(nodes) + rounds_two
+    values = jax.lax.fori_loop(0, rounds, one_round, jnp.zeros((rounds, batch, size)))
+    top_values, top = finalists_of(values[: len(nodes)])
+    top_values, top = top_values[:, :finalists], top[:, :finalists]
+    means = values[len(nodes) :].transpose(1, 0, 2).reshape(batch, -1)[:, :sims]
+    means = means.reshape(batch, finalists, samples).mean(axis=-1)
+    means = jnp.where(top_values <= ILLEGAL, top_values, means)  # an illegal finalist stays illegal
+    return values[: len(nodes)].mean(axis=0), top, means
 
 
 def stage_one_values(
@@ -193,13 +265,11 @@ def stage_one_values(
     With `config.quadrature`, each move's value is the mean over `AIM_NODES` aim errors of
     `SIGMA_PHI_DEG x magnitude` degrees; otherwise the value of the move as intended.
     """
-    batch, size = moves.ball.shape
-    nodes = jnp.asarray(AIM_NODES if config.quadrature else (0.0,))
-    aimed = jax.tree_util.tree_map(lambda x: jnp.concatenate([x] * nodes.shape[0], axis=1), moves)
-    aimed = aimed.replace(phi=aimed.phi + noise.SIGMA_PHI_DEG * magnitude * jnp.repeat(nodes, size))
-    exact = jnp.zeros((batch, size * nodes.shape[0], 2), jnp.uint32)  # no random noise: keys unused
-    values = _simulate_values(states, aimed, exact, 0.0, config, setup)
-    return values.reshape(batch, nodes.shape[0], size).mean(axis=1)
+    batch = moves.ball.shape[0]
+    keys = jnp.zeros((batch, 2), jnp.uint32)
+    valid = jnp.ones(moves.ball.shape, bool)
+    values, _, _ = staged_values(states, moves, valid, keys, magnitude, replace(config, finalists=0), setup)
+    return values
 
 
 def _best_decision(
@@ -261,14 +331,11 @@ def analyse(
 ) -> Analysis:
     """The two stages of the module docstring on (B,) states with (B, 2) keys (traceable)."""
     menu = shot_menu(states, config.menu, rule, setup)
-    values = stage_one_values(states, menu.moves, magnitude, config, setup)
+    values, top, means = staged_values(states, menu.moves, menu.valid, keys, magnitude, config, setup)
     values = jnp.where(menu.valid, values, 2.0 * ILLEGAL)
     if config.finalists == 0:
         slot = jnp.argmax(values, axis=1)
         return Analysis(menu=menu, values=values, slot=slot, value=jnp.max(values, axis=1))
-    top_values, top = jax.lax.top_k(values, config.finalists)  # (B, F)
-    means = finalist_values(states, menu.moves, top, keys, magnitude, config, setup)
-    means = jnp.where(top_values <= ILLEGAL, top_values, means)  # an illegal finalist stays illegal
     best = jnp.argmax(means, axis=1)
     slot = jnp.take_along_axis(top, best[:, None], axis=1)[:, 0]
     return Analysis(menu=menu, values=values, slot=slot, value=jnp.max(means, axis=1))

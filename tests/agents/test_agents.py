@@ -19,13 +19,19 @@ import piramida.physics as ph
 from piramida.agents import CasualAgent, GreedyAgent, RandomAgent, SearchAgent, make_agent
 from piramida.agents.candidates import PowerRule, aim, candidates, pocket_mouths, ranked_candidates
 from piramida.agents.greedy import GREEDY_MENU
-from piramida.agents.menu import shot_menu
-from piramida.agents.search import SearchConfig, stage_one_values
+from piramida.agents.menu import Menu, shot_menu
+from piramida.agents.search import (
+    ILLEGAL,
+    SearchConfig,
+    outcome_value,
+    stage_one_values,
+    staged_values,
+)
 from piramida.envs import core
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.game import CAPACITY as GAME_CAPACITY
-from piramida.rules.game import move
+from piramida.rules.game import move, play
 from piramida.rules.setup import Setup
 
 TABLE = ph.preset()
@@ -372,3 +378,61 @@ def test_search_stage_one_ranks_a_thin_long_cut_below_a_short_straight_pot_under
     assert abs(noisy[0, 0] - exact[0, 0]) < 0.05, (noisy, exact)
     assert noisy[1, 0] < exact[1, 0] - 0.05, (noisy, exact)
     assert noisy[1, 0] < noisy[0, 0], noisy
+
+
+@pytest.mark.slow
+@SEARCH_GROUP
+def test_the_searchs_rounds_value_each_move_as_a_plain_play_of_it_would() -> None:
+    # The search plays its two stages through one `play` in rounds of M moves a table, the
+    # last round of stage 2 padded with moves struck by no one: 4 finalists x 5 samples
+    # over M = 18 slots is two rounds with 16 spare moves. The reference strikes, in one
+    # plain `play`, every stage-1 move at +-1 aim sigma with no noise and each of the
+    # search's finalists 5 times under noise with the same 5 keys (common random numbers).
+    config = SearchConfig(
+        menu=Menu(pots=3, in_offs=0, doubles=0, kicks=0, safety_pairs=1), finalists=4, samples=5
+    )
+    size, finalists, samples = config.menu.size, config.finalists, config.samples
+    states = jax.tree_util.tree_map(lambda x: x[jnp.asarray([2, 5])], varied_states())
+    keys = jax.random.split(jax.random.PRNGKey(5), 2)
+    magnitude = 0.3
+
+    @jax.jit
+    def searched_and_plain(states: st.GameState, keys: Any) -> tuple[Any, ...]:
+        menu = shot_menu(states, config.menu, PowerRule(), SETUP)
+        moves = menu.moves
+        values, top, means = staged_values(states, moves, menu.valid, keys, magnitude, config, SETUP)
+        turn = ph.noise.SIGMA_PHI_DEG * magnitude * jnp.repeat(jnp.asarray([1.0, -1.0]), size)
+        aimed = jax.tree_util.tree_map(lambda x: jnp.concatenate([x, x], axis=1), moves)
+        aimed = aimed.replace(phi=aimed.phi + turn)
+        picked = jax.tree_util.tree_map(
+            lambda x: jnp.take_along_axis(x, top.reshape(top.shape + (1,) * (x.ndim - 2)), axis=1), moves
+        )
+        sampled = jax.tree_util.tree_map(lambda x: jnp.repeat(x, samples, axis=1), picked)
+        struck = jax.tree_util.tree_map(
+            lambda x, y: jnp.concatenate([x, y], axis=1).reshape(-1, *x.shape[2:]), aimed, sampled
+        )
+        draws = jax.vmap(lambda k: jax.random.split(k, samples))(keys)
+        noisy = jnp.concatenate(
+            [jnp.zeros((2, 2 * size, 2), jnp.uint32), jnp.tile(draws, (1, finalists, 1))], 1
+        )
+        count = 2 * size + finalists * samples
+        magnitudes = jnp.where(jnp.arange(count) < 2 * size, 0.0, magnitude)
+        flat = jax.tree_util.tree_map(lambda x: jnp.repeat(x, count, axis=0), states)
+        after, outcome = play(
+            flat, struck, noisy.reshape(-1, 2), jnp.tile(magnitudes, 2), SETUP, config.capacity
+        )
+        plain = jax.vmap(lambda b, a, i, m: outcome_value(b, a, i, m, config, SETUP))(
+            flat, after, outcome.verdict.invalid, jnp.tile(magnitudes, 2)
+        ).reshape(2, count)
+        one = plain[:, : 2 * size].reshape(2, 2, size).mean(axis=1)
+        plain_top = jax.lax.top_k(jnp.where(menu.valid, one, 2.0 * ILLEGAL), finalists)[1]
+        plain_means = plain[:, 2 * size :].reshape(2, finalists, samples).mean(axis=-1)
+        return values, top, means, one, plain_top, plain_means
+
+    values, top, means, one, plain_top, plain_means = (
+        np.asarray(x) for x in searched_and_plain(states, keys)
+    )
+    assert (means > ILLEGAL).all(), means  # four legal finalists on each table
+    np.testing.assert_allclose(values, one, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(top, plain_top)
+    np.testing.assert_allclose(means, plain_means, rtol=0, atol=1e-12)
