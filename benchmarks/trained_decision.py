@@ -5,7 +5,7 @@ variant after 2 to 12 moves (ordinary shots, balls in hand, pending decisions). 
 is warmed up on every position once, then timed `--repeats` times per position, the bots
 in turn on each position (so that the machine's slow spells slow them all alike):
 
-    python benchmarks/trained_decision.py [--repeats 5] [--json out.json]
+    python benchmarks/trained_decision.py [--repeats 5] [--bots trained,greedy] [--json out.json]
 """
 
 from __future__ import annotations
@@ -59,28 +59,33 @@ def positions() -> list[st.GameState]:
     return out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Time every bot on every position; print a table of milliseconds by phase."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--bots", default=",".join(BOTS), help="comma-separated bots (default: %(default)s)")
     parser.add_argument("--json", help="write the figures here")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    names = args.bots.split(",")
+    try:
+        bots = {name: make_bot(name, 0.15) for name in names}
+    except ValueError as error:
+        parser.error(f"--bots: {error}")
     tables = positions()
     phases = [int(s.phase[0]) for s in tables]
     key = jax.random.PRNGKey(0)[None]
     report: dict[str, dict[str, float]] = {}
-    bots = {name: make_bot(name, 0.15) for name in BOTS}
     for bot in bots.values():
         for s in tables:
             jax.block_until_ready(bot.act(s, key))
-    times = np.zeros((len(BOTS), len(tables), args.repeats))
+    times = np.zeros((len(names), len(tables), args.repeats))
     for r in range(args.repeats):
         for i, s in enumerate(tables):
             for b, bot in enumerate(bots.values()):
                 started = time.perf_counter()
                 jax.block_until_ready(bot.act(s, key))
                 times[b, i, r] = time.perf_counter() - started
-    for name, bot_times in zip(BOTS, times, strict=True):
+    for name, bot_times in zip(names, times, strict=True):
         per = np.median(bot_times, axis=1) * 1000.0
         row = {"all median ms": float(np.median(per)), "all p90 ms": float(np.percentile(per, 90))}
         for phase, label in enumerate(PHASE_NAMES):

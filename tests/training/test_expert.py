@@ -7,12 +7,14 @@ guides the search for a second data set, and for the rounds of `evaluation.itera
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
 
 import jax
 import numpy as np
 import pytest
+from helpers.benchmark_scripts import load
 
 from piramida.agents import scorer
 from piramida.agents.menu import Menu
@@ -57,7 +59,7 @@ def examples(data: Path) -> distill.Examples:
 
 
 def test_distillation_lowers_the_loss_and_raises_the_agreement(
-    data: Path, examples: distill.Examples, tmp_path: Path
+    data: Path, examples: distill.Examples, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fresh = scorer.init_params(FIT.width, examples.values.shape[1], jax.random.PRNGKey(FIT.seed))
     before = distill.losses(fresh, examples, FIT)[1]
@@ -73,6 +75,11 @@ def test_distillation_lowers_the_loss_and_raises_the_agreement(
     points = logged["match/win_rate_greedy"]
     assert [step for step, _ in points] == [epoch * steps_per_epoch for epoch in (6, 12)]
     assert all(0.0 <= rate <= 1.0 for _, rate in points)
+    # `benchmarks/distill_curves.py` draws the run's curves.
+    png = tmp_path / "curves.png"
+    monkeypatch.setattr(sys, "argv", ["distill_curves.py", str(tmp_path), "--out", str(png)])
+    load("distill_curves").main()
+    assert png.stat().st_size > 10_000
 
 
 def test_an_interrupted_fit_resumes_to_the_same_parameters(data: Path, tmp_path: Path) -> None:

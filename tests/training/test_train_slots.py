@@ -10,6 +10,8 @@ pool of snapshots included), and leaves the search's decisions out of the policy
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
 import jax
@@ -17,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from flax import traverse_util
+from helpers.benchmark_scripts import load
 from helpers.training_runs import logged, run_fixtures, tiny_jax_ppo, train
 
 from piramida.agents import TrainedAgent, scorer
@@ -60,6 +63,19 @@ def test_fine_tuning_starts_from_the_shipped_policy_and_writes_a_trained_bot(who
     assert [Path(p).name for p in pool] == [f"step-{k * ROUND:09d}.zip" for k in (1, 2, 3)]
     events = logged(whole)
     assert all(np.isfinite(e.value) for e in events.Scalars("train/approx_kl"))
+
+
+def test_finetune_curve_plays_the_start_and_the_chosen_checkpoints_against_greedy(
+    whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, png = tmp_path / "curve.json", tmp_path / "curve.png"
+    tiny = ["--every", "2", "--games", "8", "--json", str(out), "--png", str(png)]
+    monkeypatch.setattr(sys, "argv", ["finetune_curve.py", str(whole), *tiny])
+    load("finetune_curve").main()
+    rows = json.loads(out.read_text())["rows"]
+    assert [row["moves"] for row in rows] == [0, 2 * ROUND, 3 * ROUND]  # the start, every 2nd, the last
+    assert all(row["wins"] + row["losses"] <= 8 and 0 <= row["low"] <= row["high"] <= 1 for row in rows)
+    assert png.stat().st_size > 10_000
 
 
 def test_a_resumed_fine_tuning_ends_with_the_uninterrupted_policy(
