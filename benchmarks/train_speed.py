@@ -48,6 +48,7 @@ def config_of(algo: str, args: argparse.Namespace, tables: int) -> TrainConfig:
 def sb3_speed(args: argparse.Namespace, tables: int) -> dict[str, Any]:
     """MaskablePPO on `SB3VecEnv`: one warm-up round, then timed rounds."""
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     from piramida.envs.sb3 import SB3VecEnv
 
@@ -55,6 +56,7 @@ def sb3_speed(args: argparse.Namespace, tables: int) -> dict[str, Any]:
     env = SB3VecEnv(tables, variant=args.variant, action_mode="assisted", opponent=args.opponent)
     started = time.perf_counter()
     model = MaskablePPO("MlpPolicy", env, seed=args.seed, device="cpu", verbose=0, **config.hyper())
+    model.set_logger(Logger(None, []))  # no output: SB3 would make an empty folder in /tmp for its default
     model.learn(config.round_moves())
     warmup = time.perf_counter() - started
     started = time.perf_counter()

@@ -97,7 +97,9 @@ def test_train_speed_times_both_trainers_on_the_same_tables(
     out = tmp_path / "train.json"
     tiny = ["--tables", "8", "--rounds", "1", "--n-steps", "4", "--batch-size", "16", "--n-epochs", "1"]
     monkeypatch.setattr(sys, "argv", ["train_speed.py", *tiny, "--json", str(out)])
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3-default"))  # where SB3 logs with no logger set
     load("train_speed").main()
+    assert not (tmp_path / "sb3-default").exists()  # its logger writes nowhere
     rows = json.loads(out.read_text())["rows"]
     assert [row["algo"] for row in rows] == ["maskable-ppo", "jax-ppo"]
     for row in rows:
