@@ -6,7 +6,8 @@ in each collective. Host-side work needs the whole value, so the figures, the lo
 a checkpoint's runner are gathered from every process (`gathered`, a collective all of them
 make); process 0 alone writes the logs, the checkpoints and the policy file (`writes`).
 The others read what it wrote (a resumed run's checkpoint, `self`'s snapshots), so the
-output folder must be one they all see, or the checkpoint given by path.
+output folder must be one they all see, or the checkpoint given by path. Their first
+collective comes right after they join (`connect`), while none is behind.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from jax.experimental import multihost_utils
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from piramida.training.config import ConfigError
 
@@ -52,6 +55,26 @@ def join(coordinator: str | None, processes: int | None, process_id: int | None)
         )
     except (RuntimeError, ValueError) as error:
         raise ConfigError(f"coordinator: could not join the run through {coordinator} ({error})") from error
+
+
+def connect(mesh: Mesh) -> None:
+    """Make the run's first collective over `mesh` now, while its processes are still in step.
+
+    On the CPU, JAX's collectives (Gloo) connect a set of devices at their first collective
+    and give the other processes 30 s to arrive there; later collectives wait as long as it
+    takes. At the first round one process can be further behind than that: it compiles the
+    round while another found it in the persistent compile cache (only process 0 writes
+    entries, and the others' keys differ). Right after `join`, a meeting of every process,
+    none is behind.
+    """
+    if jax.process_count() == 1:
+        return
+    (axis,) = mesh.axis_names
+    ones = jax.make_array_from_process_local_data(
+        NamedSharding(mesh, PartitionSpec(axis)), np.ones(len(mesh.local_devices), np.int32)
+    )
+    count = jax.jit(jnp.sum, out_shardings=NamedSharding(mesh, PartitionSpec()))(ones)
+    jax.block_until_ready(count)
 
 
 def writes() -> bool:

@@ -54,6 +54,7 @@ def train(config: TrainConfig, out: Path, resume: Path | None = None, progress: 
     every, total = runs.round_up(config.checkpoint_every, rounds), runs.round_up(config.steps, rounds)
     device = jax_device(config.device)
     mesh = ppo.table_mesh(config, hyper, jax.devices(device.platform))
+    hosts.connect(mesh)
     writer = hosts.writes()
     with jax.default_device(device):
         figures = callbacks.Figures(config.tables)

@@ -8,9 +8,6 @@ exactly as the same batch simulated in one process: a table is one thread's comp
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -19,6 +16,7 @@ from typing import Any
 import jax
 import numpy as np
 import pytest
+from helpers.processes import free_port, run_together
 
 import piramida.physics as ph
 
@@ -57,12 +55,6 @@ CHILD = textwrap.dedent(
 )
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_two_processes_give_the_single_process_results(random_shots: Any, tmp_path: Path) -> None:
     balls, strikes = random_shots(23, TABLES, ph.preset())
     inputs = tmp_path / "inputs.npz"
@@ -71,19 +63,12 @@ def test_two_processes_give_the_single_process_results(random_shots: Any, tmp_pa
         r=balls.r, v=balls.v, w=balls.w, s=balls.s, capacity=CAPACITY,
         **{f"strike_{k}": np.asarray(v) for k, v in vars(strikes).items()},
     )  # fmt: skip
-    env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=1"}
     port = free_port()
     commands = [
         [sys.executable, "-c", CHILD, str(k), str(port), str(inputs), str(tmp_path / f"out{k}.npz")]
         for k in range(2)
     ]
-    children = [
-        subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        for command in commands
-    ]
-    logs = [child.communicate(timeout=300)[0] for child in children]
-    for child, log in zip(children, logs, strict=True):
-        assert child.returncode == 0, log[-3000:]
+    run_together(commands, timeout=300)
     single = ph.simulate(ph.preset(), balls, strikes, capacity=CAPACITY)
     leaves = jax.tree_util.tree_flatten_with_path(single)[0]
     expected = {jax.tree_util.keystr(path): np.asarray(leaf) for path, leaf in leaves}

@@ -18,17 +18,20 @@ from playwright.sync_api import Page
 
 # Compile-heavy or long: left out of the quick lane (`pytest -m "not slow"`).
 pytestmark = pytest.mark.slow
-# How many different ball layouts the page draws from now until its animation ends.
-DISTINCT_FRAMES = """() => new Promise((resolve) => {
+# Counts, at every animation frame, the different ball layouts the page draws from the start of
+# its next animation to its end, into `window.framesDrawn`. Started before the shot, it cannot
+# miss a short animation (one that ends before a later `evaluate` would begin).
+COUNT_NEXT_ANIMATIONS_FRAMES = """() => {
+  window.framesDrawn = null;
   const seen = new Set();
   const tick = () => {
     const now = window.piramida.positions();
-    if (now === null) { resolve(seen.size); return; }
-    seen.add(JSON.stringify(now));
+    if (now !== null) seen.add(JSON.stringify(now));
+    else if (seen.size) { window.framesDrawn = seen.size; return; }
     requestAnimationFrame(tick);
   };
   tick();
-})"""
+}"""
 
 
 def test_aim_break_watch_the_balls_and_the_bot_reply(page: Page, base_url: str) -> None:
@@ -46,11 +49,11 @@ def test_aim_break_watch_the_balls_and_the_bot_reply(page: Page, base_url: str) 
     phi = page.evaluate("window.piramida.ui.phi")
     assert 85 < phi < 95
     page.locator("#power").fill("8")
+    page.evaluate(COUNT_NEXT_ANIMATIONS_FRAMES)
     page.click("#shoot")
-    page.wait_for_function("window.piramida.positions() !== null")
-    # The balls move: the positions drawn, sampled at every animation frame until they stop
+    # The balls move: the layouts drawn from the cue's stroke until they stop differ
     # (however slowly a busy machine draws, the frames in between differ).
-    frames = page.evaluate(DISTINCT_FRAMES)
+    frames = page.wait_for_function("window.framesDrawn").json_value()
     shot(page, "play-break-moved")
     assert frames >= 2, frames
     wait_idle_for_human(page)

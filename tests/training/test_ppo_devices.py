@@ -13,30 +13,22 @@ process 0 writes.
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.processes import free_port, run_together
 
 from piramida.training import checkpoint
 
 SCRIPT = Path(__file__).resolve().parents[1] / "helpers" / "ppo_devices.py"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def two_processes_resume(folder: Path) -> list[str]:
     """`piramida train` in two joined processes, resuming `whole/`'s first checkpoint; their output."""
     port = free_port()
-    env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=1"}
     first = sorted((folder / "whole" / "checkpoints").glob("step-*.zip"))[0]
 
     def command(process: int) -> list[str]:
@@ -47,17 +39,7 @@ def two_processes_resume(folder: Path) -> list[str]:
             "--process-id", str(process),
         ]  # fmt: skip
 
-    children = [
-        subprocess.Popen(command(k), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        for k in range(2)
-    ]
-    logs = [child.communicate(timeout=600)[0] for child in children]
-    # Both processes' ends on a failure: one that fails at the shutdown barrier names the other.
-    assert all(child.returncode == 0 for child in children), "\n\n".join(
-        f"process {k} (exit status {child.returncode}):\n{log[-3000:]}"
-        for k, (child, log) in enumerate(zip(children, logs, strict=True))
-    )
-    return logs
+    return run_together([command(k) for k in range(2)], timeout=600)
 
 
 @pytest.mark.xdist_group("ppo-devices")  # benchmarks/train_devices.py's smoke test times this round
