@@ -29,7 +29,9 @@ import numpy as np
 import piramida.physics as ph
 from piramida.agents.candidates import PowerRule, aim, pocket_mouths
 from piramida.physics import runtime
+from piramida.physics.files import write_atomic
 from piramida.physics.motion import ABSENT, STATIONARY
+from piramida.physics.provenance import stamped
 
 runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
@@ -131,8 +133,7 @@ def main() -> None:
             f"{row['plain']:7.2f} {row['corrected_own_pocketed']:11.2f}"
         )
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(report, f, indent=2)
+        write_atomic(args.json, json.dumps(stamped(report), indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -28,7 +28,9 @@ def test_greedy_cut_angles_pots_more_with_the_throw_correction(
     out = tmp_path / "cuts.json"
     monkeypatch.setattr(sys, "argv", ["greedy_cut_angles.py", "--json", str(out)])
     load("greedy_cut_angles").main()
-    rows = json.loads(out.read_text())["rows"]
+    report = json.loads(out.read_text())
+    assert {"machine", "commit", "command", "date"} <= report.keys()  # where it was measured
+    rows = report["rows"]
     assert {(row["kind"], row["cut"]) for row in rows} == {
         (kind, cut) for kind in ("corner", "middle") for cut in range(0, 80, 10)
     }
