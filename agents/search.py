@@ -210,10 +210,7 @@ def staged_values(
     finalists, samples = config.finalists, config.samples
     sims = finalists * samples
     rounds_two = -(-sims // size)  # ceil
-    draws = jax.vmap(lambda k: jax.random.split(k, max(samples, 1)))(keys)  # (B, S, 2)
-    sample_keys = jnp.tile(draws, (1, max(finalists, 1), 1))[:, :sims]
     spare = rounds_two * size - sims
-    sample_keys = jnp.pad(sample_keys, ((0, 0), (0, spare), (0, 0)))
     sample_active = jnp.arange(rounds_two * size) < sims
     exact = jnp.zeros((batch, size, 2), jnp.uint32)  # no random noise: keys unused
 
@@ -227,15 +224,17 @@ def staged_values(
         if rounds_two == 0:
             return values.at[index].set(_simulate_values(states, aimed, exact, 0.0, config, setup))
         _, top = finalists_of(values[: len(nodes)])
-        noisy = jax.tree_util.tree_map(lambda x: jnp.repeat(x, samples, axis=1), _pick(moves, top))
-        noisy = jax.tree_util.tree_map(
-            lambda x: jnp.pad(x, ((0, 0), (0, spare)) + ((0, 0),) * (x.ndim - 2)), noisy
+        noisy, sample_keys = _finalist_samples(moves, top, keys, samples)
+        noisy, sample_keys = jax.tree_util.tree_map(
+            lambda x: jnp.pad(x, ((0, 0), (0, spare)) + ((0, 0),) * (x.ndim - 2)), (noisy, sample_keys)
         )
         start = jnp.maximum(index - len(nodes), 0) * size
-        chunk = jax.tree_util.tree_map(lambda x: jax.lax.dynamic_slice_in_dim(x, start, size, axis=1), noisy)
+        chunk, chunk_keys = jax.tree_util.tree_map(
+            lambda x: jax.lax.dynamic_slice_in_dim(x, start, size, axis=1), (noisy, sample_keys)
+        )
         first = index < len(nodes)
         struck = jax.tree_util.tree_map(lambda x, y: jnp.where(first, x, y), aimed, chunk)
-        round_keys = jnp.where(first, exact, jax.lax.dynamic_slice_in_dim(sample_keys, start, size, axis=1))
+        round_keys = jnp.where(first, exact, chunk_keys)
         active = first | jax.lax.dynamic_slice_in_dim(sample_active, start, size)
         active = jnp.broadcast_to(active, (batch, size))
         value = _simulate_values(
@@ -356,11 +355,20 @@ def finalist_values(
     draws for every finalist of a table (common random numbers).
     """
     batch, finalists = top.shape
-    draws = jax.vmap(lambda k: jax.random.split(k, config.samples))(keys)  # (B, S, 2)
-    noisy = jax.tree_util.tree_map(lambda x: jnp.repeat(x, config.samples, axis=1), _pick(moves, top))
-    sample_keys = jnp.tile(draws, (1, finalists, 1))
+    noisy, sample_keys = _finalist_samples(moves, top, keys, config.samples)
     means = _simulate_values(states, noisy, sample_keys, magnitude, config, setup)
     return means.reshape(batch, finalists, config.samples).mean(axis=-1)
+
+
+def _finalist_samples(moves: Move, top: Any, keys: Array, samples: int) -> tuple[Move, Array]:
+    """Stage 2's strikes, (B, F x S): each finalist `top` (B, F) of `moves` `samples` times in a row.
+
+    And their keys: every finalist of a table gets the same `samples` draws of its key
+    (common random numbers).
+    """
+    draws = jax.vmap(lambda k: jax.random.split(k, samples))(keys)  # (B, S, 2)
+    noisy = jax.tree_util.tree_map(lambda x: jnp.repeat(x, samples, axis=1), _pick(moves, top))
+    return noisy, jnp.tile(draws, (1, top.shape[1], 1))
 
 
 def _pick(moves: Move, index: Any) -> Move:
