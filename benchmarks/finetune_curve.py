@@ -21,6 +21,7 @@ from piramida.evaluation.arena import head_to_head
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
 from piramida.physics.noise import LEVELS
+from piramida.physics.provenance import stamped
 from piramida.rules import ids
 from piramida.training import checkpoint, jax_driver, slot_policy
 from piramida.training.config import config_from_json
@@ -108,9 +109,8 @@ def main() -> None:
     if args.png:
         plot(rows, args.png, args.variant)
     if args.json:
-        write_atomic(
-            args.json, json.dumps({"run": str(args.run), "variant": args.variant, "rows": rows}, indent=2)
-        )
+        figures = stamped({"run": str(args.run), "variant": args.variant, "rows": rows})
+        write_atomic(args.json, json.dumps(figures, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,9 @@ import numpy as np
 import piramida.physics as ph
 from piramida.agents.candidates import PowerRule, aim, pocket_mouths
 from piramida.physics import noise, runtime
+from piramida.physics.files import write_atomic
 from piramida.physics.motion import ABSENT, STATIONARY
+from piramida.physics.provenance import stamped
 
 runtime.use_float64()  # a piramida program: the games compute in float64 throughout
 
@@ -117,8 +119,7 @@ def main() -> None:
         shown = "not on the curve" if rate is None else f"pot rate {rate:.3f}"
         print(f"level {name} ({magnitude:g}): {shown}")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(report, f, indent=2)
+        write_atomic(args.json, json.dumps(stamped(report), indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 
 PARSER = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 PARSER.add_argument("--devices", type=int, default=2, help="CPU devices to force (default: %(default)s)")
@@ -38,6 +37,7 @@ import jax  # noqa: E402 (after the device count)
 
 from piramida.physics import runtime  # noqa: E402
 from piramida.physics.files import write_atomic  # noqa: E402
+from piramida.physics.provenance import stamped  # noqa: E402
 from piramida.training import ppo  # noqa: E402
 from piramida.training.config import TrainConfig  # noqa: E402
 
@@ -74,8 +74,8 @@ def main() -> None:
             flush=True,
         )
     if ARGS.json:
-        machine = {"platform": platform.platform(), "cpus": os.cpu_count(), "load": os.getloadavg()}
-        write_atomic(ARGS.json, json.dumps({"args": vars(ARGS), "machine": machine, "rows": rows}, indent=2))
+        payload = stamped({"args": vars(ARGS), "cpus": os.cpu_count(), "load": os.getloadavg(), "rows": rows})
+        write_atomic(ARGS.json, json.dumps(payload, indent=2) + "\n")
 
 
 if __name__ == "__main__":

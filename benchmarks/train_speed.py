@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import time
 from typing import Any
 
@@ -26,6 +25,7 @@ from rich.table import Table
 
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
+from piramida.physics.provenance import stamped
 from piramida.training import ppo
 from piramida.training.config import TrainConfig
 
@@ -109,9 +109,8 @@ def main() -> None:
         )
     console.print(table)
     if args.json:
-        machine = {"platform": platform.platform(), "cpus": os.cpu_count(), "load": os.getloadavg()}
-        payload = {"args": vars(args), "machine": machine, "rows": rows}
-        write_atomic(args.json, json.dumps(payload, indent=2))
+        payload = stamped({"args": vars(args), "cpus": os.cpu_count(), "load": os.getloadavg(), "rows": rows})
+        write_atomic(args.json, json.dumps(payload, indent=2) + "\n")
 
 
 if __name__ == "__main__":

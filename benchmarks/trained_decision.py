@@ -22,6 +22,7 @@ from piramida.agents import make_bot
 from piramida.envs import core
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
+from piramida.physics.provenance import stamped
 from piramida.rules import state as st
 from piramida.rules.game import where_tables
 
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"| {name} | " + " | ".join(f"{row.get(c, float('nan')):.2f}" for c in columns) + " |")
     if args.json:
         figures = {"positions": len(tables), "phases": phases, "bots": report}
-        write_atomic(args.json, json.dumps(figures, indent=2))
+        write_atomic(args.json, json.dumps(stamped(figures), indent=2) + "\n")
 
 
 if __name__ == "__main__":

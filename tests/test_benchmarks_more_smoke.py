@@ -1,8 +1,8 @@
 """The bots', kernel's and trainers' benchmarks still run: each at a tiny size, its figures sane.
 
-`benchmarks/greedy_cut_angles.py`, `log_capacity.py`, `search_strength.py`,
-`trained_decision.py`, `search_first_move.py`, `train_speed.py` and `gpu_kernel.py`'s
-kernel section (its small plan, on the CPU). `distill_curves.py` and `finetune_curve.py`
+`benchmarks/greedy_cut_angles.py`, `noise_levels.py`, `baselines.py`, `log_capacity.py`,
+`search_strength.py`, `trained_decision.py`, `search_first_move.py`, `train_speed.py` and
+`gpu_kernel.py`'s kernel section (its small plan, on the CPU). `distill_curves.py` and `finetune_curve.py`
 draw the runs of the training tests (`tests/training/test_expert.py`,
 `tests/training/test_train_slots.py`).
 """
@@ -38,6 +38,34 @@ def test_greedy_cut_angles_pots_more_with_the_throw_correction(
     straight = [row for row in rows if row["cut"] == 0]
     assert all(row["corrected"] == 1.0 for row in straight), straight  # a straight pot, no noise
     assert sum(row["corrected"] for row in rows) > sum(row["plain"] for row in rows)
+
+
+def test_noise_levels_pot_rate_falls_from_certain_as_the_noise_grows(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    out = tmp_path / "noise.json"
+    monkeypatch.setattr(sys, "argv", ["noise_levels.py", "--repeats", "16", "--json", str(out)])
+    load("noise_levels").main()
+    report = json.loads(out.read_text())
+    assert {"machine", "commit", "command", "date"} <= report.keys()
+    rates = {row["magnitude"]: row["pot_rate"] for row in report["rows"]}
+    assert rates[0.0] == 1.0  # a straight pot with no noise
+    assert rates[3.0] < rates[0.15] <= 1.0  # FastFiz's noise three times over misses more
+    assert report["levels"].keys() == {"pro", "amateur"}
+
+
+def test_baselines_plays_greedy_against_random_and_counts_every_frame(tmp_path: Path) -> None:
+    out, table = tmp_path / "baselines.json", tmp_path / "baselines.md"
+    tiny = ["--games", "4", "--variants", "free", "--noise", "0.15", "--cap", "12"]
+    load("baselines").main([*tiny, "--json", str(out), "--markdown", str(table)])
+    report = json.loads(out.read_text())
+    assert {"machine", "commit", "command", "date"} <= report.keys()
+    (setting,) = report["settings"]
+    assert (setting["variant"], setting["noise"], setting["games"]) == ("free", 0.15, 4)
+    assert sum(setting["wins"].values()) + setting["draws"] + setting["unfinished"] == 4
+    bots = setting["bots"]
+    assert bots["greedy"]["pot_rate"] > bots["random"]["pot_rate"]
+    assert "| free | 0.15 | 4 |" in table.read_text()
 
 
 def test_log_capacity_counts_each_workloads_events_and_overflows(tmp_path: Path) -> None:
