@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 # Counts, at every animation frame, the different ball layouts the page draws from the start of
 # its next animation to its end, into `window.framesDrawn`. Started before the shot, it cannot
 # miss a short animation (one that ends before a later `evaluate` would begin).
-COUNT_NEXT_ANIMATIONS_FRAMES = """() => {
+COUNT_NEXT_ANIMATION_FRAMES = """() => {
   window.framesDrawn = null;
   const seen = new Set();
   const tick = () => {
@@ -49,7 +49,7 @@ def test_aim_break_watch_the_balls_and_the_bot_reply(page: Page, base_url: str) 
     phi = page.evaluate("window.piramida.ui.phi")
     assert 85 < phi < 95
     page.locator("#power").fill("8")
-    page.evaluate(COUNT_NEXT_ANIMATIONS_FRAMES)
+    page.evaluate(COUNT_NEXT_ANIMATION_FRAMES)
     page.click("#shoot")
     # The balls move: the layouts drawn from the cue's stroke until they stop differ
     # (however slowly a busy machine draws, the frames in between differ).
