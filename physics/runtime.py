@@ -95,8 +95,14 @@ def use_float64() -> None:
     jax.config.update("jax_enable_x64", True)
 
 
+@functools.cache
 def configure() -> None:
-    """Both persistent caches and Warp's settings (idempotent; before Warp's first compile)."""
+    """Both persistent caches and Warp's settings, once a process (`piramida.physics` does it on import).
+
+    Once: Warp moves its cache into a folder of its version when it starts, and a second
+    setting after that would put the kernels built later beside that folder, outside the
+    cache other processes read, and every later start would warn about them.
+    """
     wp.config.quiet = True  # type: ignore[attr-defined]
     wp.config.log_level = wp.LOG_WARNING  # no line per module load
     # Nothing differentiates the kernel: building its adjoint doubled a cold start's build.

@@ -71,7 +71,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from piramida.agents import ladder as levels
 from piramida.physics import jsontext, markings
 from piramida.physics.fields import FieldError, shown
-from piramida.physics.runtime import configure
 from piramida.play import engine, rulebook
 from piramida.play.games import Games, PlayError, Settings
 from piramida.play.limits import BodyLimit, Limits
@@ -244,7 +243,6 @@ def create_app(
     only bodies within `limits` (`limits.BodyLimit`). With `warm`, the page's programs
     compile in a background thread from now on (`warmup`).
     """
-    configure()
     if games is None:
         games = Games(Store(state_dir) if state_dir is not None else Store(), defaults)
     table = table_json()

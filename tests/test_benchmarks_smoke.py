@@ -19,6 +19,7 @@ import pytest
 from helpers.benchmark_scripts import load
 
 from piramida.envs import tables
+from piramida.physics import runtime
 
 env_speed = load("env_speed")
 env_start = load("env_start")
@@ -108,7 +109,7 @@ def test_train_devices_times_jax_ppo_on_one_device_and_on_two(tmp_path: Path) ->
 def test_level_first_move_times_a_levels_first_bot_move_from_a_fresh_server(tmp_path: Path) -> None:
     out = tmp_path / "first.json"
     script = Path(__file__).resolve().parents[1] / "benchmarks" / "level_first_move.py"
-    cache = str(Path.home() / ".cache" / "piramida")  # the tests' shared caches: this checks it runs
+    cache = str(runtime.cache_dir() or tmp_path / "cache")  # the tests' shared caches: this checks it runs
     done = subprocess.run(
         [sys.executable, str(script), "--cache", cache, "--levels", "novice", "--json", str(out)],
         capture_output=True,

@@ -11,6 +11,7 @@ import tempfile
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import warp
 
 import piramida.physics as ph
 from piramida.physics import markings
@@ -122,6 +123,7 @@ def test_compilation_caches_follow_piramida_cache_dir(setting: str, tmp_path: ob
     code = (
         "import jax, warp, piramida.physics; "
         "print(jax.config.jax_enable_x64, jax.config.jax_compilation_cache_dir, warp.config.kernel_cache_dir)"
+        "; warp.init(); piramida.physics.runtime.configure(); print(warp.config.kernel_cache_dir)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],
@@ -134,3 +136,6 @@ def test_compilation_caches_follow_piramida_cache_dir(setting: str, tmp_path: ob
     assert out[1] == ("None" if setting == "off" else f"{directory}/jax")
     # Warp's kernel cache sits beside JAX's, or in a temporary directory when caching is off.
     assert out[2] == f"{directory}/warp" if setting != "off" else out[2].startswith(tempfile.gettempdir())
+    # Warp starts in a folder of its version there; configuring again (the play server did)
+    # once moved the kernels built after it out of that folder.
+    assert out[3] == os.path.join(out[2], warp.config.version)
