@@ -898,12 +898,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         spacer=args.ref_spacer,
         cradle_guard=not args.ref_no_cradle_guard,
     )
+    from piramida.physics.files import write_atomic
+    from piramida.physics.provenance import stamped
+
     report["options"] = vars(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "agreement.json").write_text(json.dumps(report, indent=1))
+    write_atomic(out / "agreement.json", json.dumps(stamped(report), indent=1))
     text = markdown(report)
-    (out / "agreement.md").write_text(text)
+    write_atomic(out / "agreement.md", text)
     sys.stdout.write(text)
     return 0
 

@@ -52,7 +52,9 @@ from rich.table import Table as RichTable
 import piramida.physics as ph
 from piramida.physics import runtime
 from piramida.physics.contract import STRIKE_FIELDS
+from piramida.physics.files import write_atomic
 from piramida.physics.layouts import break_positions
+from piramida.physics.provenance import stamped
 from piramida.physics.workloads import random_shots
 
 runtime.use_float64()  # a piramida program: the games compute in float64 throughout
@@ -735,7 +737,7 @@ def compare(args: argparse.Namespace) -> int:
     if speed.row_count:
         console.print(speed)
     if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
+        write_atomic(args.json, json.dumps(stamped(result), indent=1) + "\n")
     return 0
 
 

@@ -36,6 +36,7 @@ from piramida.evaluation import ratings, roster
 from piramida.evaluation.arena import head_to_head, wilson
 from piramida.evaluation.tournament import Plan, play_meetings
 from piramida.physics import noise, runtime
+from piramida.physics.files import write_atomic
 from piramida.physics.provenance import stamped
 from piramida.rules import ids
 
@@ -229,11 +230,11 @@ def finish(report: dict[str, Any], args: argparse.Namespace) -> None:
     report["ratings"] = fit(report["levels"], report["meetings"], report["anchor"])
     report["pot_rates"] = pot_rates(report["levels"], report["meetings"])
     if args.json:  # first: the games are kept even if the tables cannot be made
-        Path(args.json).write_text(json.dumps(stamped(report), indent=2) + "\n")
+        write_atomic(args.json, json.dumps(stamped(report), indent=2) + "\n")
     text = markdown(report)
     print(text)
     if args.markdown:
-        Path(args.markdown).write_text(text)
+        write_atomic(args.markdown, text)
 
 
 def main() -> None:

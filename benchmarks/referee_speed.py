@@ -35,6 +35,7 @@ import piramida.physics as ph
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
 from piramida.physics.motion import STATIONARY
+from piramida.physics.provenance import stamped
 from piramida.rules import ids
 from piramida.rules import state as st
 from piramida.rules.decisions import auto_decide
@@ -206,7 +207,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="64,1024", help="batch sizes (default: %(default)s)")
     parser.add_argument("--repeats", type=int, default=3, help="timed repeats after a warm-up")
-    parser.add_argument("--json", default=None, help="also write the rows to this file")
+    parser.add_argument(
+        "--json",
+        default=None,
+        help="also write the rows, stamped, to this file",
+    )
     args = parser.parse_args()
     machine = platform.processor() or platform.machine()
     print(f"jax {jax.__version__} on {jax.devices()[0].platform} ({machine})")
@@ -216,7 +221,7 @@ def main() -> None:
     worst = max(r["ratio"] for r in rows)
     print(f"worst ratio: adjudication costs {100 * worst:.2f} % of the physics time (target < 10 %)")
     if args.json:
-        write_atomic(args.json, json.dumps(rows, indent=1))
+        write_atomic(args.json, json.dumps(stamped({"rows": rows}), indent=1))
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ from piramida.evaluation.report import match_progress, print_setting, setting_ta
 from piramida.evaluation.settings import add_match_arguments, check_match_arguments
 from piramida.physics import runtime
 from piramida.physics.files import write_atomic
-from piramida.physics.provenance import machine
+from piramida.physics.provenance import machine, stamped
 from piramida.rules import ids
 from piramida.rules.game import CAPACITY
 
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
                 report["wall_s"] = time.perf_counter() - start
                 print_setting(progress.console, result)
                 if args.json:
-                    write_atomic(args.json, json.dumps(report, indent=2, allow_nan=True) + "\n")
+                    write_atomic(args.json, json.dumps(stamped(report), indent=2, allow_nan=True) + "\n")
                 if args.markdown:
                     header = (
                         f"# Search vs greedy\n\n`{report['command']}`; {report['wall_s']:.0f} s on "

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import jax
@@ -23,6 +22,8 @@ from rich.progress import Progress
 from rich.table import Table as RichTable
 
 import piramida.physics as ph
+from piramida.physics.files import write_atomic
+from piramida.physics.provenance import stamped
 from piramida.physics.strike import cue_impulse
 from piramida.physics.table import PRESETS, SPEC_FIELDS
 from piramida.physics.workloads import WORKLOADS, random_shots, time_kernel
@@ -183,5 +184,5 @@ def run(args: argparse.Namespace) -> int:
             f"cached start {figures['compile']['cached_start_s']:.1f} s"
         )
     if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")
+        write_atomic(args.json, json.dumps(stamped(figures), indent=1) + "\n")
     return 0

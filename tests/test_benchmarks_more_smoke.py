@@ -92,6 +92,7 @@ def test_search_strength_plays_and_counts_every_frame(tmp_path: Path) -> None:
     shots = sum(bot["shots"] for bot in setting["bots"].values())
     assert shots == setting["mean_shots_per_frame"] * 8 <= 6 * 8  # each frame cut after 6 moves
     assert all(bot["act_seconds"] > 0 for bot in setting["bots"].values())
+    assert figures["commit"] and figures["date"].startswith("20") and "CPUs" in figures["machine"]
 
 
 def test_trained_decision_times_each_bot_in_every_phase(tmp_path: Path) -> None:

@@ -1,10 +1,10 @@
 """The environment, referee and menu benchmarks still run: each at a tiny size, its figures sane.
 
-A benchmark nobody runs stops working unnoticed; these run `benchmarks/env_speed.py`,
-`benchmarks/env_start.py`, `benchmarks/referee_speed.py`, `benchmarks/menu_speed.py` and
-`benchmarks/train_devices.py` at 8 tables (the envs' compiled batch, shared with their
-tests) and check that what they report is what they measured; `benchmarks/seed_curves.py`
-draws two tiny logged runs.
+A benchmark nobody runs stops working unnoticed; these run `piramida bench`,
+`benchmarks/env_speed.py`, `benchmarks/env_start.py`, `benchmarks/referee_speed.py`,
+`benchmarks/menu_speed.py` and `benchmarks/train_devices.py` at 8 tables (the envs' compiled
+batch, shared with their tests) and check that what they report is what they measured;
+`benchmarks/seed_curves.py` draws two tiny logged runs.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from helpers.benchmark_scripts import load
 
+from piramida.cli.main import main as cli
 from piramida.envs import tables
 from piramida.physics import runtime
 
@@ -38,12 +39,35 @@ def test_env_speed_measures_both_envs_their_kernel_calls_and_the_ratio_to_random
     assert math.isclose(row["moves_per_kernel_shot"], row["steps_per_s"] / row["random16_shots_per_s"])
 
 
-def test_referee_speed_times_both_referees_on_breaks_and_shots() -> None:
-    rows = referee_speed.measure(8, repeats=1)
+def test_referee_speed_times_both_referees_on_breaks_and_shots(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    out = tmp_path / "referee.json"
+    tiny = ["--sizes", "8", "--repeats", "1"]
+    monkeypatch.setattr(sys, "argv", ["referee_speed.py", *tiny, "--json", str(out)])
+    referee_speed.main()
+    figures = json.loads(out.read_text())
+    rows = figures["rows"]
     assert [r["workload"] for r in rows] == ["break", "shot"]
     for r in rows:
         assert r["physics_s"] > 0 and r["referee_s"] > 0 and r["log_referee_s"] > 0
         assert r["events_mean"] > 1
+    assert figures["commit"] and figures["date"].startswith("20") and "referee_speed.py" in figures["command"]
+
+
+# pooltool's own warning (its quadratic root solver, on some of the shots): not piramida's code.
+@pytest.mark.filterwarnings("ignore:invalid value encountered in scalar power:RuntimeWarning")
+def test_bench_times_the_kernel_and_pooltool_side_by_side(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    tiny = ["--sizes", "8", "--min-shots", "8", "--vs-pooltool", "--pooltool-shots", "2"]
+    assert cli(["bench", *tiny, "--json", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    kernel = figures["kernel"]
+    assert [(row["workload"], row["batch"]) for row in kernel] == [("random16", 8), ("break", 8)]
+    assert all(row["shots_per_s"] > 0 and row["events_per_shot"] > 1 for row in kernel)
+    ratio = kernel[0]["shots_per_s"] / figures["pooltool"]["shots_per_s"]
+    assert math.isclose(figures["ratio_vs_pooltool"]["8"], ratio)
+    assert figures["commit"] and figures["date"].startswith("20") and "CPUs" in figures["machine"]
 
 
 def test_env_speed_times_every_stage_of_a_move() -> None:
