@@ -154,7 +154,7 @@ def test_every_benchmark_file_has_its_section_with_its_facts() -> None:
     # A file that states its command shows it; one that lacks facts has them listed.
     performance = generated["benchmarks/performance.md"]
     assert "`python benchmarks/env_start.py --tables 1024`" in performance
-    assert "| `docs/referee_speed.json` | machine, commit, command, date |" in performance
+    assert "| `docs/env_stages.json` | commit, command, date |" in performance
 
 
 def test_a_figure_without_its_file_is_not_shown_and_missing_facts_are_listed(tmp_path: Path) -> None:
