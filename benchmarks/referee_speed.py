@@ -207,11 +207,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="64,1024", help="batch sizes (default: %(default)s)")
     parser.add_argument("--repeats", type=int, default=3, help="timed repeats after a warm-up")
-    parser.add_argument(
-        "--json",
-        default=None,
-        help="also write the rows, stamped, to this file",
-    )
+    parser.add_argument("--json", default=None, help="also write the rows, stamped, to this file")
     args = parser.parse_args()
     machine = platform.processor() or platform.machine()
     print(f"jax {jax.__version__} on {jax.devices()[0].platform} ({machine})")
